@@ -1,0 +1,119 @@
+import type { ChatMessage, Usage } from "../llm/types.ts"
+
+/** Service-side token counts by role (spec "Metadata object"). */
+export type TokenCounts = {
+  total_tokens: number
+  tools_tokens: number
+  system_tokens: number
+  user_tokens: number
+  tools_to_call_tokens: number
+  assistant_tokens: number
+  other_tokens: number
+}
+
+export type Truncation = {
+  tool_call_id: string
+  start_index: 0
+  end_index: number
+  tool_name: string
+  original_token_count: number
+}
+
+export type Costs = {
+  total_cost: number
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  num_llm_calls: number
+}
+
+export type Metadata = {
+  usage: Usage
+  tokens: TokenCounts
+  max_tokens: number
+  max_output_tokens: number
+  truncations?: Truncation[]
+  costs: Costs
+}
+
+export type ToolResultObject = {
+  status: string
+  data: unknown
+  error: string | null
+  params: Record<string, unknown>
+}
+
+export type PendingApproval = {
+  tool_call_id: string
+  tool_name: string
+  description: string
+  params: Record<string, unknown>
+}
+
+export type FollowUpAction = {
+  id: string
+  action_label: string
+  pre_action_notification_text: string
+  prompt: string
+}
+
+export type CompactionStartMetadata = {
+  initial_tokens: number
+  num_messages: number
+  max_context_size: number
+  threshold_pct: number
+}
+
+export type CompactionMetadata = {
+  initial_tokens: number
+  compacted_tokens: number
+  compression_ratio_pct: number
+  num_messages_before: number
+  num_messages_after: number
+  max_context_size: number
+  threshold_pct: number
+  compaction_cost?: { total_cost: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }
+}
+
+/** The spec's stream events. The HTTP stream is exactly these, framed as SSE. */
+export type StreamMessage =
+  | { event: "start_tool_calling"; data: { tool_name: string; id: string } }
+  | {
+      event: "tool_calling_result"
+      data: { tool_call_id: string; role: "tool"; description: string; name: string; result: ToolResultObject }
+    }
+  | { event: "ai_message"; data: { content: string | null; reasoning: string | null; metadata: Metadata } }
+  | {
+      event: "ai_answer_end"
+      data: {
+        analysis: string
+        conversation_history: ChatMessage[]
+        follow_up_actions: FollowUpAction[] | null
+        metadata: Metadata
+      }
+    }
+  | {
+      event: "approval_required"
+      data: {
+        content: null
+        conversation_history: ChatMessage[]
+        follow_up_actions: FollowUpAction[] | null
+        requires_approval: true
+        pending_approvals: PendingApproval[]
+        metadata: Metadata
+      }
+    }
+  | { event: "token_count"; data: { metadata: Metadata } }
+  | { event: "conversation_history_compaction_start"; data: { content: string; metadata: CompactionStartMetadata } }
+  | {
+      event: "conversation_history_compacted"
+      data: {
+        content: string
+        compaction_summary: string | null
+        messages: ChatMessage[]
+        metadata: CompactionMetadata
+      }
+    }
+  | { event: "error"; data: { description: string; error_code: number; msg: string; success: false } }
+
+export type StreamEventName = StreamMessage["event"]

@@ -1,0 +1,95 @@
+/**
+ * The error hierarchy. Every failure that crosses a boundary (HTTP, CLI, library) is one of these,
+ * each carrying the HTTP status and error code it maps to (CONTRACT §5), so one mapper serves all.
+ */
+export abstract class DupinError extends Error {
+  abstract readonly status: number
+  abstract readonly errorCode: number
+
+  toJSON(): { detail: string; error_code: number } {
+    return { detail: this.message, error_code: this.errorCode }
+  }
+}
+
+/** The operator must fix something: config file, environment variable, toolset file. Exit code 2. */
+export class ConfigError extends DupinError {
+  readonly status = 500
+  readonly errorCode = 1
+  constructor(
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message)
+    this.name = "ConfigError"
+  }
+}
+
+export type FieldError = { path: string; message: string }
+
+/** The caller sent something wrong. `schema` errors are 422, semantic ones 400. */
+export class RequestError extends DupinError {
+  readonly status: number
+  readonly errorCode: number
+  constructor(
+    message: string,
+    options: { kind?: "semantic" | "schema" | "auth" | "too_large"; errors?: FieldError[] } = {},
+  ) {
+    super(message)
+    this.name = "RequestError"
+    const kind = options.kind ?? "semantic"
+    this.errors = options.errors
+    ;[this.status, this.errorCode] = REQUEST_STATUS[kind]
+  }
+  readonly errors: FieldError[] | undefined
+
+  override toJSON(): { detail: string; error_code: number; errors?: FieldError[] } {
+    return this.errors ? { ...super.toJSON(), errors: this.errors } : super.toJSON()
+  }
+}
+
+const REQUEST_STATUS = {
+  semantic: [400, 4000],
+  schema: [422, 4220],
+  auth: [401, 4010],
+  too_large: [413, 4130],
+} as const
+
+export type ModelErrorKind = "rate_limit" | "auth" | "bad_request" | "unavailable" | "timeout" | "invalid_response"
+
+/** The provider failed or misbehaved. Rate limits map to 429/5204, everything else to 502/5020. */
+export class ModelError extends DupinError {
+  readonly status: number
+  readonly errorCode: number
+  constructor(
+    message: string,
+    readonly kind: ModelErrorKind,
+    readonly providerStatus?: number,
+  ) {
+    super(message)
+    this.name = "ModelError"
+    this.status = kind === "rate_limit" ? 429 : 502
+    this.errorCode = kind === "rate_limit" ? 5204 : 5020
+  }
+}
+
+/** Tool infrastructure failed (not a tool that reported an error: those go back to the model). */
+export class ToolError extends DupinError {
+  readonly status = 500
+  readonly errorCode = 1
+  constructor(message: string) {
+    super(message)
+    this.name = "ToolError"
+  }
+}
+
+/** The request was aborted (client gone, Ctrl+C, shutdown). */
+export class AbortError extends Error {
+  constructor(message = "The request was aborted.") {
+    super(message)
+    this.name = "AbortError"
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,151 @@
+import type { TSchema } from "@sinclair/typebox"
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler"
+import { AbortError, errorMessage } from "../errors.ts"
+import type { ToolSchema } from "../llm/types.ts"
+import { type ToolParameter, parametersSchema } from "./parameter.ts"
+import { StructuredToolResult, ToolResultStatus } from "./result.ts"
+import type { Toolset } from "./toolset.ts"
+
+export type ToolLimits = {
+  /** Seconds, when a tool sets none. */
+  timeoutDefault: number
+  /** Seconds; no tool may ask for more. */
+  timeoutMax: number
+  /** Bytes of output kept per tool run; the rest is drained and counted. */
+  outputMaxBytes: number
+}
+
+export const DEFAULT_TOOL_LIMITS: ToolLimits = { timeoutDefault: 60, timeoutMax: 600, outputMaxBytes: 10_000_000 }
+
+/** What a tool run may use. Everything comes from the caller: tools never read process.env. */
+export type ToolContext = {
+  signal: AbortSignal
+  toolCallId: string
+  limits: ToolLimits
+  /** The explicit environment for subprocesses (no provider keys). */
+  env: Record<string, string>
+  /** True when a human approved this exact call. */
+  approved?: boolean
+}
+
+export type ToolInit = {
+  name: string
+  description: string
+  parameters?: Record<string, ToolParameter>
+  /** Seconds; capped by `limits.timeoutMax`. */
+  timeout?: number
+}
+
+/**
+ * A tool the model can call. Subclasses implement `invoke`; `run` is the single place that
+ * validates arguments, enforces the timeout and abort, and turns any failure into a result the
+ * model sees (opencode's `Tool.define`, Vercel's `tool()`).
+ */
+export abstract class Tool {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Record<string, ToolParameter>
+  readonly timeout: number | undefined
+  /** The toolset this tool belongs to; set by the subclass after `super()` or by the Toolset. */
+  protected _toolset: Toolset | undefined
+  #check: TypeCheck<TSchema> | undefined
+
+  constructor(init: ToolInit) {
+    this.name = init.name
+    this.description = init.description
+    this.parameters = init.parameters ?? {}
+    this.timeout = init.timeout
+  }
+
+  get toolset(): Toolset | undefined {
+    return this._toolset
+  }
+
+  set toolset(toolset: Toolset | undefined) {
+    this._toolset = toolset
+  }
+
+  protected abstract invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult>
+
+  /** A one-line, human-readable form of a call, shown in events and approval prompts. */
+  getParameterizedOneLiner(params: Record<string, unknown>): string {
+    const args = Object.entries(params)
+      .filter(([, v]) => v !== null && v !== undefined && v !== "")
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    return `${this.name}(${args.join(", ")})`
+  }
+
+  /**
+   * Whether this call needs a human's approval before it runs. Return a string to say why; the
+   * reason is shown to the approver. Override in tools that can change things.
+   */
+  requiresApproval(_params: Record<string, unknown>): boolean | string {
+    return false
+  }
+
+  inputSchema(): TSchema {
+    return parametersSchema(this.parameters)
+  }
+
+  toSchema(): ToolSchema {
+    return {
+      type: "function",
+      function: { name: this.name, description: this.description, parameters: this.inputSchema() as Record<string, unknown> },
+    }
+  }
+
+  /** Validates, applies defaults and drops nulls of optional parameters. Returns an error text or the params. */
+  validate(raw: unknown): { ok: true; params: Record<string, unknown> } | { ok: false; error: string } {
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      return { ok: false, error: "Tool arguments must be a JSON object." }
+    }
+    const params: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(raw)) {
+      if (value === null && this.parameters[key] && !this.parameters[key].required) continue
+      params[key] = value
+    }
+    for (const [key, param] of Object.entries(this.parameters)) {
+      if (params[key] === undefined && param.default !== undefined) params[key] = param.default
+    }
+    this.#check ??= TypeCompiler.Compile(this.inputSchema())
+    if (this.#check.Check(params)) return { ok: true, params }
+    const problems = [...this.#check.Errors(params)]
+      .slice(0, 5)
+      .map((e) => `${e.path || "/"}: ${e.message}`)
+    return { ok: false, error: `Invalid arguments for ${this.name}: ${problems.join("; ")}` }
+  }
+
+  /** Seconds this tool may run, within the configured limits. */
+  effectiveTimeout(limits: ToolLimits): number {
+    return Math.min(this.timeout ?? limits.timeoutDefault, limits.timeoutMax)
+  }
+
+  /**
+   * Runs the tool on already-validated params. Never throws for tool failures; an abort of
+   * `context.signal` rejects with AbortError so the loop can stop.
+   */
+  async run(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
+    const seconds = this.effectiveTimeout(context.limits)
+    const timeout = AbortSignal.timeout(seconds * 1000)
+    const signal = AbortSignal.any([context.signal, timeout])
+    let onAbort: (() => void) | undefined
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason)
+      signal.addEventListener("abort", onAbort, { once: true })
+    })
+    try {
+      // The race ends in-process tools that ignore the signal; subprocess tools kill their own group.
+      const result = await Promise.race([this.invoke(params, { ...context, signal }), aborted])
+      result.params = params
+      return result
+    } catch (error) {
+      if (context.signal.aborted) throw new AbortError()
+      if (timeout.aborted) return StructuredToolResult.error(`${this.name} timed out after ${seconds} s.`, params)
+      return StructuredToolResult.error(`${this.name} failed: ${errorMessage(error)}`, params)
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort)
+    }
+  }
+}
+
+export { StructuredToolResult, ToolResultStatus }
