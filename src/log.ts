@@ -1,0 +1,37 @@
+/**
+ * Structured logging: one JSON line per event on stderr. Values under secret-looking keys are
+ * replaced before they are written, so a config dump or request echo never leaks a key.
+ */
+export type LogLevel = "DEBUG" | "INFO" | "WARN" | "ERROR"
+
+const ORDER: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 }
+const SECRET_KEY = /(api[_-]?key|authorization|token|secret|password|signature)/i
+
+let threshold: LogLevel = "INFO"
+let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`)
+
+export function setLogLevel(level: LogLevel): void {
+  threshold = level
+}
+
+/** Redirects log lines (tests, the CLI's quiet mode). Returns the previous sink. */
+export function setLogSink(next: (line: string) => void): (line: string) => void {
+  const previous = sink
+  sink = next
+  return previous
+}
+
+function write(level: LogLevel, msg: string, fields: Record<string, unknown>): void {
+  if (ORDER[level] < ORDER[threshold]) return
+  const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, (key, value) =>
+    key && SECRET_KEY.test(key) && typeof value === "string" ? "[REDACTED]" : value,
+  )
+  sink(line)
+}
+
+export const log = {
+  debug: (msg: string, fields: Record<string, unknown> = {}) => write("DEBUG", msg, fields),
+  info: (msg: string, fields: Record<string, unknown> = {}) => write("INFO", msg, fields),
+  warn: (msg: string, fields: Record<string, unknown> = {}) => write("WARN", msg, fields),
+  error: (msg: string, fields: Record<string, unknown> = {}) => write("ERROR", msg, fields),
+}
