@@ -1,0 +1,248 @@
+/**
+ * A fake OpenAI-compatible chat-completions server on a real loopback port. Tests drive dupin
+ * through the real `openai` client against it, so the wire format (headers, bodies, status codes,
+ * dropped connections) is exercised exactly as with a real provider.
+ *
+ * Every test owns its instance: no global state, and `stop()` closes it, releasing hung requests.
+ */
+
+export type RecordedRequest = {
+  method: string
+  path: string
+  headers: Record<string, string>
+  /** The parsed JSON body; `null` when the body is empty or not JSON. */
+  body: Record<string, unknown> | null
+}
+
+export type FakeToolCall = {
+  id?: string
+  name: string
+  /** An object is JSON-encoded; a string is sent as is (to send malformed JSON). */
+  arguments: Record<string, unknown> | string
+}
+
+export type FakeUsage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
+
+export type FakeStep = {
+  content?: string | null
+  /** Sent as `reasoning_content` on the message (DeepSeek style). */
+  reasoning?: string
+  toolCalls?: FakeToolCall[]
+  finishReason?: string
+  /** Overrides the default usage; `null` omits the `usage` field entirely. */
+  usage?: FakeUsage | null
+  /** HTTP status. With no `body`, a status >= 400 gets an OpenAI-style error body. */
+  status?: number
+  headers?: Record<string, string>
+  /** Sent instead of a completion: an object as JSON, a string verbatim (to send broken JSON). */
+  body?: unknown
+  delayMs?: number
+  /** Never answers, until the client aborts or the server stops. */
+  hang?: boolean
+  /** Starts the response, then drops the connection mid-body. */
+  reset?: boolean
+}
+
+export type FakeStepInput = FakeStep | ((request: RecordedRequest) => FakeStep | Promise<FakeStep>)
+
+export type FakeProvider = {
+  /** Base URL including `/v1`, ready for `baseURL`. */
+  url: string
+  requests: RecordedRequest[]
+  /** Appends steps; each chat-completions request consumes one, in order. */
+  script(...steps: FakeStepInput[]): void
+  /** Steps not consumed yet. */
+  pending(): number
+  stop(): Promise<void>
+}
+
+export type FakeProviderOptions = { models?: string[] }
+
+// Bounds so a runaway test loop cannot eat the machine's memory.
+const MAX_RECORDED = 1000
+const MAX_BODY_BYTES = 50_000_000
+const DEFAULT_USAGE = { prompt_tokens: 10, completion_tokens: 5 }
+
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const queue: FakeStepInput[] = []
+  const requests: RecordedRequest[] = []
+  const stopped = new AbortController()
+  let completionCounter = 0
+  let callCounter = 0
+
+  const models = options.models ?? ["fake-model"]
+
+  async function handleCompletion(request: RecordedRequest, signal: AbortSignal): Promise<Response> {
+    const input = queue.shift()
+    if (!input) {
+      return json(500, {
+        error: { message: "fake provider: script exhausted", type: "server_error", code: "script_exhausted" },
+      })
+    }
+    const step = typeof input === "function" ? await input(request) : input
+    if (step.delayMs) await sleep(step.delayMs, AbortSignal.any([signal, stopped.signal]))
+    if (step.hang) {
+      await sleep(Number.POSITIVE_INFINITY, AbortSignal.any([signal, stopped.signal]))
+      return json(500, { error: { message: "fake provider: hang released", type: "server_error" } })
+    }
+    if (step.reset) return resetResponse()
+    const status = step.status ?? 200
+    if (step.body !== undefined) return raw(status, step.body, step.headers)
+    if (status >= 400) {
+      return raw(
+        status,
+        { error: { message: `fake provider error ${status}`, type: "fake_error", code: null } },
+        step.headers,
+      )
+    }
+    completionCounter++
+    return raw(
+      status,
+      completionBody(step, request, completionCounter, () => `call_${++callCounter}`),
+      step.headers,
+    )
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    // Hang and delay steps hold requests open far longer than Bun's 10 s idle default.
+    idleTimeout: 0,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const text = await req.text()
+      const recorded: RecordedRequest = {
+        method: req.method,
+        path: url.pathname,
+        headers: Object.fromEntries(req.headers.entries()),
+        body: parseObject(text),
+      }
+      if (requests.length < MAX_RECORDED) requests.push(recorded)
+      try {
+        if (req.method === "GET" && url.pathname.endsWith("/models")) {
+          return json(200, {
+            object: "list",
+            data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })),
+          })
+        }
+        if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) {
+          if (recorded.body?.stream === true) {
+            return json(400, {
+              error: {
+                message: "fake provider: stream: true is not supported",
+                type: "invalid_request_error",
+              },
+            })
+          }
+          return await handleCompletion(recorded, req.signal)
+        }
+        return json(404, {
+          error: { message: `fake provider: no route ${req.method} ${url.pathname}`, type: "not_found" },
+        })
+      } catch (error) {
+        return json(500, { error: { message: `fake provider: ${String(error)}`, type: "server_error" } })
+      }
+    },
+  })
+
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    requests,
+    script: (...steps) => {
+      queue.push(...steps)
+    },
+    pending: () => queue.length,
+    stop: async () => {
+      stopped.abort()
+      await server.stop(true)
+    },
+  }
+}
+
+function completionBody(
+  step: FakeStep,
+  request: RecordedRequest,
+  n: number,
+  nextCallId: () => string,
+): Record<string, unknown> {
+  const toolCalls = step.toolCalls?.map((call) => ({
+    id: call.id ?? nextCallId(),
+    type: "function",
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    },
+  }))
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: step.content === undefined ? (toolCalls ? null : "") : step.content,
+  }
+  if (toolCalls?.length) message.tool_calls = toolCalls
+  if (step.reasoning !== undefined) message.reasoning_content = step.reasoning
+  const body: Record<string, unknown> = {
+    id: `chatcmpl-fake-${n}`,
+    object: "chat.completion",
+    created: 1_700_000_000 + n,
+    model: typeof request.body?.model === "string" ? request.body.model : "fake-model",
+    choices: [
+      { index: 0, message, finish_reason: step.finishReason ?? (toolCalls?.length ? "tool_calls" : "stop") },
+    ],
+  }
+  if (step.usage !== null) {
+    const prompt = step.usage?.prompt_tokens ?? DEFAULT_USAGE.prompt_tokens
+    const completion = step.usage?.completion_tokens ?? DEFAULT_USAGE.completion_tokens
+    body.usage = {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: step.usage?.total_tokens ?? prompt + completion,
+    }
+  }
+  return body
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  if (!text) return null
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null
+  } catch {
+    return null
+  }
+}
+
+function json(status: number, body: unknown): Response {
+  return raw(status, body)
+}
+
+function raw(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  const text = typeof body === "string" ? body : JSON.stringify(body)
+  return new Response(text, { status, headers: { "content-type": "application/json", ...headers } })
+}
+
+// A body that errors after its first chunk: Bun then tears the connection down mid-response,
+// which the client sees as a dropped connection, not as an HTTP status.
+function resetResponse(): Response {
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(new TextEncoder().encode('{"id":"chatcmpl-reset","choices":['))
+      controller.error(new Error("fake provider: connection reset"))
+    },
+  })
+  return new Response(stream, { status: 200, headers: { "content-type": "application/json" } })
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined
+    function done(): void {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", done)
+      resolve()
+    }
+    signal.addEventListener("abort", done, { once: true })
+  })
+}
