@@ -1,0 +1,34 @@
+import type { ToolCall } from "../llm/types.ts"
+import type { PendingApproval } from "./events.ts"
+
+export type ApprovalDecision = { approved: boolean; feedback?: string | undefined }
+
+/** Library approval hook: decide one pending call. */
+export type ApprovalCallback = (
+  pending: PendingApproval,
+) => boolean | ApprovalDecision | Promise<boolean | ApprovalDecision>
+
+/**
+ * How calls that need approval are handled:
+ * - `callback`: ask the library caller (or the CLI's prompt) and go on;
+ * - `pause`: end the run with `approval_required`, the pending calls signed in the history (HTTP);
+ * - `off`: the call becomes an error result the model sees (spec, approval disabled).
+ */
+export type ApprovalMode =
+  | { kind: "callback"; callback: ApprovalCallback }
+  | { kind: "pause"; sign: (call: ToolCall) => string }
+  | { kind: "off" }
+
+export const DENIED_TEXT = "Tool execution was denied by the user."
+
+export function deniedText(feedback: string | undefined): string {
+  return feedback?.trim() ? `${DENIED_TEXT} User feedback: ${feedback.trim()}` : DENIED_TEXT
+}
+
+export function approvalOffText(reason: string): string {
+  return `${reason} This call needs a human's approval and approval is not enabled for this request, so it was not run. Use a read-only alternative, or tell the user which command to run or approve.`
+}
+
+export function normalizeDecision(value: boolean | ApprovalDecision): ApprovalDecision {
+  return typeof value === "boolean" ? { approved: value } : value
+}

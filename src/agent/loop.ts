@@ -1,0 +1,160 @@
+import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS, toolResultBudget } from "../context/limits.ts"
+import { truncateToBudget } from "../context/truncate.ts"
+import { AbortError, ModelError } from "../errors.ts"
+import { TokenCounter } from "../llm/tokens.ts"
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ChatModel,
+  ResponseFormat,
+  ToolCall,
+  ToolMessage,
+} from "../llm/types.ts"
+import type { ToolExecutor } from "../tool/executor.ts"
+import { Accounting } from "./accounting.ts"
+import type { ApprovalDecision, ApprovalMode } from "./approval.ts"
+import type { FollowUpAction, StreamMessage } from "./events.ts"
+import { applyDecisions } from "./resume.ts"
+import { type FinishedCall, runToolCalls, type StepContext } from "./tool-step.ts"
+import { toolMessageContent } from "./tool-message.ts"
+
+export const DEFAULT_MAX_STEPS = 100
+
+export type AgentOptions = {
+  model: ChatModel
+  executor: ToolExecutor
+  /** The conversation so far, starting with the system message, ending with the new user message. */
+  messages: ChatMessage[]
+  maxSteps?: number
+  approval?: ApprovalMode
+  signal?: AbortSignal
+  responseFormat?: ResponseFormat
+  /** Checks a final answer (structured output); returns why it is invalid, or undefined. */
+  validateAnswer?: (answer: string) => string | undefined
+  followUpActions?: FollowUpAction[] | null
+  context?: ContextSettings
+  /** Decisions for the calls left pending in `messages` by an earlier `approval_required`. */
+  decisions?: Map<string, ApprovalDecision>
+  /** A message appended after the decided tool results (a follow-up's new question). */
+  followUp?: ChatMessage
+}
+
+/**
+ * The agent loop: call the model, run the tools it asks for, feed the results back, until it
+ * answers. Yields the spec's events; the last one is `ai_answer_end` or `approval_required`.
+ * Provider and abort failures throw (ModelError, AbortError); tool failures never do.
+ */
+export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMessage, void> {
+  const { model, executor } = options
+  const signal = options.signal ?? new AbortController().signal
+  const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS)
+  const approval = options.approval ?? { kind: "off" }
+  const settings = options.context ?? DEFAULT_CONTEXT_SETTINGS
+
+  await executor.ensureReady(signal)
+  const counter = await TokenCounter.forModel(model.info.id)
+  const acct = new Accounting(model.info, counter)
+  const tools = executor.schemas()
+  const history = [...options.messages]
+  const budget = toolResultBudget(model.info.contextWindow, settings)
+
+  const toMessage = (f: FinishedCall): ToolMessage => {
+    const outcome = truncateToBudget(toolMessageContent(f.result), budget, counter)
+    if (outcome.cut) {
+      acct.truncations.push({
+        tool_call_id: f.prepared.call.id,
+        start_index: 0,
+        end_index: outcome.cut.endIndex,
+        tool_name: f.prepared.call.function.name,
+        original_token_count: outcome.cut.originalTokenCount,
+      })
+    }
+    return { role: "tool", tool_call_id: f.prepared.call.id, name: f.prepared.call.function.name, content: outcome.content }
+  }
+  const step: StepContext = { executor, approval, signal, seen: new Set(), toMessage }
+
+  if (options.decisions) yield* applyDecisions(history, options.decisions, step)
+  if (options.followUp) history.push(options.followUp)
+
+  let correctedFormat = false
+  for (let n = 1; n <= maxSteps; n++) {
+    if (signal.aborted) throw new AbortError()
+    const last = n === maxSteps
+    const completion = await model.complete(
+      {
+        messages: history,
+        tools,
+        toolChoice: last ? "none" : "auto",
+        ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
+      },
+      signal,
+    )
+    acct.record(completion.usage)
+    // On the last step the model was told not to call tools; calls it makes anyway are dropped.
+    const calls = last ? [] : completion.toolCalls
+    const assistant: AssistantMessage = { role: "assistant", content: completion.content }
+    if (calls.length > 0) assistant.tool_calls = calls
+    history.push(assistant)
+    yield { event: "token_count", data: { metadata: acct.metadata(history, tools) } }
+
+    if (calls.length === 0) {
+      const answer = completion.content ?? (last && completion.toolCalls.length > 0 ? stoppedText(maxSteps) : "")
+      assistant.content = answer
+      const invalid = options.validateAnswer?.(answer)
+      if (invalid !== undefined) {
+        if (correctedFormat || last) {
+          throw new ModelError(`The model's answer does not match response_format: ${invalid}`, "invalid_response")
+        }
+        correctedFormat = true
+        history.push({
+          role: "user",
+          content: `Your answer is not valid JSON for the required schema: ${invalid}. Reply again with only the JSON object.`,
+        })
+        continue
+      }
+      yield {
+        event: "ai_answer_end",
+        data: {
+          analysis: answer,
+          conversation_history: history,
+          follow_up_actions: options.followUpActions ?? null,
+          metadata: acct.metadata(history, tools),
+        },
+      }
+      return
+    }
+
+    if (completion.content || completion.reasoning) {
+      yield {
+        event: "ai_message",
+        data: { content: completion.content, reasoning: completion.reasoning, metadata: acct.metadata(history, tools) },
+      }
+    }
+    const outcome = yield* runToolCalls(calls, step)
+    history.push(...outcome.messages)
+    if (outcome.pending.length > 0 && approval.kind === "pause") {
+      assistant.tool_calls = calls.map((call) => markPending(call, outcome.pending, approval.sign))
+      yield {
+        event: "approval_required",
+        data: {
+          content: null,
+          conversation_history: history,
+          follow_up_actions: options.followUpActions ?? null,
+          requires_approval: true,
+          pending_approvals: outcome.pending,
+          metadata: acct.metadata(history, tools),
+        },
+      }
+      return
+    }
+  }
+}
+
+function markPending(call: ToolCall, pending: { tool_call_id: string }[], sign: (call: ToolCall) => string): ToolCall {
+  if (!pending.some((p) => p.tool_call_id === call.id)) return call
+  return { ...call, pending_approval: { signature: sign(call) } }
+}
+
+function stoppedText(maxSteps: number): string {
+  return `I stopped after the limit of ${maxSteps} steps without reaching a conclusion. Ask me to continue, or narrow the question.`
+}

@@ -1,0 +1,146 @@
+import type { ToolCall, ToolMessage } from "../llm/types.ts"
+import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
+import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
+import { type ApprovalMode, approvalOffText, deniedText, normalizeDecision } from "./approval.ts"
+import type { PendingApproval, StreamMessage } from "./events.ts"
+
+export type FinishedCall = { prepared: PreparedCall; description: string; result: StructuredToolResult }
+
+/** Everything the step needs from the run: turning a result into a history message, and the seen-call set. */
+export type StepContext = {
+  executor: ToolExecutor
+  approval: ApprovalMode
+  signal: AbortSignal
+  /** Calls already made in this request (`name` + canonical arguments). */
+  seen: Set<string>
+  /** Builds the `tool` message (truncation, accounting) for a finished call. */
+  toMessage: (finished: FinishedCall) => ToolMessage
+}
+
+export type StepOutcome = {
+  /** Tool messages in the order the model asked for the calls; pending calls have none. */
+  messages: ToolMessage[]
+  finished: FinishedCall[]
+  pending: PendingApproval[]
+}
+
+/** Identity of a call within a request: same tool, same arguments (key order ignored). */
+export function callKey(name: string, params: Record<string, unknown>): string {
+  return `${name}\u0000${canonicalJson(params)}`
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * Runs one step's tool calls concurrently. Events: every `start_tool_calling` first, then each
+ * `tool_calling_result` as its tool finishes; calls left waiting for approval come last.
+ */
+export async function* runToolCalls(
+  calls: ToolCall[],
+  ctx: StepContext,
+): AsyncGenerator<StreamMessage, StepOutcome> {
+  const prepared = calls.map((call) => refuseRepeats(ctx.executor.prepare(call), ctx.seen))
+  for (const p of prepared) yield { event: "start_tool_calling", data: { tool_name: p.call.function.name, id: p.call.id } }
+
+  const finishedById = new Map<string, FinishedCall>()
+  const pending: PendingApproval[] = []
+  const running = new Map<string, Promise<{ id: string; outcome: FinishedCall | { error: unknown } }>>()
+
+  for (const p of prepared) {
+    const description = ctx.executor.describe(p)
+    if (p.approvalReason && !p.error && ctx.approval.kind === "pause") {
+      pending.push({ tool_call_id: p.call.id, tool_name: p.call.function.name, description, params: p.params })
+      continue
+    }
+    const task = execute(p, description, ctx).then(
+      (outcome) => ({ id: p.call.id, outcome }),
+      (error: unknown) => ({ id: p.call.id, outcome: { error } }),
+    )
+    running.set(p.call.id, task)
+  }
+
+  // Yield results as tools finish; every task is awaited (none left to reject unhandled).
+  let failure: unknown
+  while (running.size > 0) {
+    const { id, outcome } = await Promise.race(running.values())
+    running.delete(id)
+    if ("error" in outcome) {
+      failure ??= outcome.error
+      continue
+    }
+    finishedById.set(id, outcome)
+    if (!failure) yield resultEvent(outcome)
+  }
+  if (failure) throw failure
+
+  const finished = prepared.flatMap((p) => finishedById.get(p.call.id) ?? [])
+  const messages = finished.map((f) => ctx.toMessage(f))
+  for (const p of pending) {
+    yield {
+      event: "tool_calling_result",
+      data: {
+        tool_call_id: p.tool_call_id,
+        role: "tool",
+        description: p.description,
+        name: p.tool_name,
+        result: { status: ToolResultStatus.APPROVAL_REQUIRED, data: null, error: null, params: p.params },
+      },
+    }
+  }
+  return { messages, finished, pending }
+}
+
+function refuseRepeats(p: PreparedCall, seen: Set<string>): PreparedCall {
+  if (p.error || !p.tool) return p
+  const key = callKey(p.tool.name, p.params)
+  if (seen.has(key)) {
+    return {
+      ...p,
+      error: `${p.tool.name} was already called with exactly these arguments in this conversation turn; its result is above. Use it, or call with different arguments.`,
+      approvalReason: undefined,
+    }
+  }
+  seen.add(key)
+  return p
+}
+
+async function execute(p: PreparedCall, description: string, ctx: StepContext): Promise<FinishedCall> {
+  if (!p.approvalReason || p.error) {
+    return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal) }
+  }
+  if (ctx.approval.kind !== "callback") {
+    return { prepared: p, description, result: StructuredToolResult.error(approvalOffText(p.approvalReason), p.params) }
+  }
+  const decision = normalizeDecision(
+    await ctx.approval.callback({
+      tool_call_id: p.call.id,
+      tool_name: p.call.function.name,
+      description,
+      params: p.params,
+    }),
+  )
+  if (!decision.approved) {
+    return { prepared: p, description, result: StructuredToolResult.error(deniedText(decision.feedback), p.params) }
+  }
+  return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal, true) }
+}
+
+export function resultEvent(f: FinishedCall): StreamMessage {
+  return {
+    event: "tool_calling_result",
+    data: {
+      tool_call_id: f.prepared.call.id,
+      role: "tool",
+      description: f.description,
+      name: f.prepared.call.function.name,
+      result: f.result.toJSON(),
+    },
+  }
+}

@@ -1,0 +1,128 @@
+import { AbortError, errorMessage } from "../errors.ts"
+import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { StructuredToolResult, ToolResultStatus } from "./result.ts"
+import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
+import type { Toolset } from "./toolset.ts"
+
+export type ExecutorOptions = {
+  limits: ToolLimits
+  /** Explicit environment for tool processes. */
+  env: Record<string, string>
+  /** Seconds a prerequisite check may take. */
+  prerequisiteTimeout?: number
+}
+
+/** A tool call resolved against the executor: the tool (if any), its validated params, or why not. */
+export type PreparedCall = {
+  call: ToolCall
+  tool: Tool | undefined
+  params: Record<string, unknown>
+  /** Set when the call cannot run (unknown tool, bad JSON, schema failure). */
+  error?: string
+  /** Set when the call needs a human's approval before it runs. */
+  approvalReason?: string
+}
+
+/**
+ * The tools available to one engine. Prerequisites are checked lazily (first `ensureReady`),
+ * concurrently and each with a timeout, so a hanging check never delays startup.
+ */
+export class ToolExecutor {
+  readonly toolsets: Toolset[]
+  readonly options: ExecutorOptions
+  #schemas: ToolSchema[] | undefined
+  #byName: Record<string, Tool> | undefined
+
+  constructor(toolsets: Toolset[], options: ExecutorOptions) {
+    this.toolsets = toolsets
+    this.options = options
+  }
+
+  async ensureReady(signal: AbortSignal = new AbortController().signal): Promise<void> {
+    await Promise.all(
+      this.toolsets.map((t) =>
+        t.checkPrerequisites({ env: this.options.env, signal, timeoutSeconds: this.options.prerequisiteTimeout ?? 10 }),
+      ),
+    )
+  }
+
+  /** Re-runs every prerequisite check (`dupin toolsets check`). */
+  async recheck(): Promise<void> {
+    for (const t of this.toolsets) t.resetCheck()
+    this.#schemas = undefined
+    this.#byName = undefined
+    await this.ensureReady()
+  }
+
+  /** Tools of enabled toolsets, by name. The first toolset to define a name wins. */
+  get toolsByName(): Record<string, Tool> {
+    if (this.#byName) return this.#byName
+    const byName: Record<string, Tool> = {}
+    for (const toolset of this.toolsets) {
+      if (toolset.status !== "enabled") continue
+      for (const tool of toolset.tools) byName[tool.name] ??= tool
+    }
+    // Only cache once every toolset has been checked; before that the set is incomplete.
+    if (this.toolsets.every((t) => t.checkedAt)) this.#byName = byName
+    return byName
+  }
+
+  /** Tool schemas for the provider. Cached: the same array every step keeps token counts cached too. */
+  schemas(): ToolSchema[] {
+    if (this.#schemas) return this.#schemas
+    const schemas = Object.values(this.toolsByName).map((t) => t.toSchema())
+    if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas
+    return schemas
+  }
+
+  /** Parses and validates a model's tool call. Never throws. */
+  prepare(call: ToolCall): PreparedCall {
+    const tool = this.toolsByName[call.function.name]
+    if (!tool) {
+      const known = Object.keys(this.toolsByName).sort().join(", ") || "none"
+      return { call, tool, params: {}, error: `Unknown tool "${call.function.name}". Available tools: ${known}.` }
+    }
+    let raw: unknown
+    try {
+      raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments)
+    } catch (error) {
+      return { call, tool, params: {}, error: `Arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}` }
+    }
+    const checked = tool.validate(raw)
+    if (!checked.ok) return { call, tool, params: isRecord(raw) ? raw : {}, error: checked.error }
+    let approval: boolean | string
+    try {
+      approval = tool.requiresApproval(checked.params)
+    } catch (error) {
+      return { call, tool, params: checked.params, error: `${tool.name} could not check its arguments: ${errorMessage(error)}` }
+    }
+    const approvalReason = approval === true ? `${tool.name} needs approval.` : approval || undefined
+    return { call, tool, params: checked.params, ...(approvalReason ? { approvalReason } : {}) }
+  }
+
+  /** Runs a prepared call. Tool failures become results; only an abort rejects. */
+  async run(prepared: PreparedCall, signal: AbortSignal, approved = false): Promise<StructuredToolResult> {
+    if (prepared.error || !prepared.tool) {
+      return StructuredToolResult.error(prepared.error ?? "Unknown tool.", prepared.params)
+    }
+    const context: ToolContext = {
+      signal,
+      toolCallId: prepared.call.id,
+      limits: this.options.limits,
+      env: this.options.env,
+      approved,
+    }
+    if (signal.aborted) throw new AbortError()
+    return prepared.tool.run(prepared.params, context)
+  }
+
+  describe(prepared: PreparedCall): string {
+    return prepared.tool ? prepared.tool.getParameterizedOneLiner(prepared.params) : prepared.call.function.name
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+export { ToolResultStatus }
