@@ -1,0 +1,363 @@
+/**
+ * The one place dupin starts processes. Every tool process runs in its own process group with an
+ * explicit environment, a wall-clock limit and a byte cap on what is kept of its output; on
+ * timeout, abort or exit of the leader the whole group is killed, so nothing a tool starts
+ * outlives its run.
+ */
+import type { Subprocess } from "bun"
+
+export type ProcessResult = {
+  /** null when the process was killed by a signal (see `signalCode`) or never started. */
+  exitCode: number | null
+  signalCode: string | null
+  /** stdout and stderr as they arrived, the first `maxOutputBytes` bytes of them. */
+  output: string
+  /** The stdout part of `output`. */
+  stdout: string
+  /** The stderr part of `output`. */
+  stderr: string
+  /** Bytes the process wrote in total, kept or not. */
+  outputBytes: number
+  /** Bytes drained and counted but not kept. */
+  truncatedBytes: number
+  timedOut: boolean
+  aborted: boolean
+  durationMs: number
+  /** Why the process could not start ("kubectl: command not found"); also in `output`. */
+  error?: string
+}
+
+export type StageExit = { argv: string[]; exitCode: number | null; signalCode: string | null }
+
+export type PipelineResult = ProcessResult & {
+  /** Exit status of every stage, in order. */
+  stages: StageExit[]
+}
+
+type CommonOptions = {
+  /** The complete environment of the child (see `buildToolEnv`); nothing is inherited. */
+  env: Record<string, string>
+  cwd?: string
+  timeoutMs: number
+  signal?: AbortSignal
+  maxOutputBytes: number
+}
+
+export type RunProcessOptions = CommonOptions & {
+  argv: string[]
+  /** Written to the child's stdin; without it stdin is /dev/null. */
+  stdin?: string | Uint8Array
+}
+
+export type RunPipelineOptions = CommonOptions & {
+  /** Each stage an argv; stage N's stdout feeds stage N+1's stdin. No shell is involved. */
+  stages: string[][]
+}
+
+/** Time a group gets between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 2000
+/**
+ * Time to wait for the output pipes once every stage has exited and its group was killed. Only a
+ * process that left the group (setsid) can still hold a pipe open; it must not hold the run.
+ */
+const DRAIN_GRACE_MS = 500
+
+/** Runs one process. Never throws: a failure to start is a result with exit code 126/127. */
+export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+  const { stages: _, ...result } = await execute([options.argv], options, options.stdin)
+  return result
+}
+
+/**
+ * Runs `a | b | c` without a shell. The output is the last stage's stdout plus every stage's
+ * stderr. The exit status is the rightmost failing stage's (bash `pipefail`), except that a
+ * stage still writing when the stage it feeds has exited is not a failure: `kubectl get | head`
+ * is normal use, and bash only reports it under pipefail as a SIGPIPE death (141).
+ */
+export function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
+  if (options.stages.length === 0) throw new Error("runPipeline needs at least one stage")
+  return execute(options.stages, options, undefined)
+}
+
+async function execute(
+  stages: string[][],
+  options: CommonOptions,
+  stdin: string | Uint8Array | undefined,
+): Promise<PipelineResult> {
+  const started = performance.now()
+  const capture = new OutputCapture(options.maxOutputBytes)
+  const exits: StageExit[] = stages.map((argv) => ({ argv, exitCode: null, signalCode: null }))
+  if (options.signal?.aborted) return capture.result({ stages: exits, started, aborted: true })
+
+  const procs: Array<Subprocess<"ignore" | Uint8Array | ReadableStream, "pipe", "pipe">> = []
+  for (const [i, argv] of stages.entries()) {
+    const input = i === 0 ? (stdin === undefined ? "ignore" : toBytes(stdin)) : procs[i - 1]!.stdout
+    try {
+      procs.push(
+        Bun.spawn(argv, {
+          env: options.env,
+          cwd: options.cwd,
+          stdin: input,
+          stdout: "pipe",
+          stderr: "pipe",
+          detached: true,
+        }),
+      )
+    } catch (error) {
+      for (const p of procs) killGroup(p.pid, "SIGKILL")
+      const failure = startFailure(error, argv, options)
+      capture.add("stderr", new TextEncoder().encode(`${failure.message}\n`))
+      exits[i] = { argv, exitCode: failure.exitCode, signalCode: null }
+      return capture.result({ stages: exits, started, error: failure.message, exitCode: failure.exitCode })
+    }
+  }
+
+  const cancels: Array<() => void> = []
+  // consumerGone[i]: the stage stage i feeds has exited (see isCutOffNoise).
+  const consumerGone = procs.map(() => false)
+  const drains = procs.map((p, i) => {
+    const parts = [
+      drain(p.stderr, cancels, (chunk) => {
+        if (!(consumerGone[i] && isCutOffNoise(chunk))) capture.add("stderr", chunk)
+      }),
+    ]
+    if (i === procs.length - 1) parts.push(drain(p.stdout, cancels, (chunk) => capture.add("stdout", chunk)))
+    return Promise.all(parts)
+  })
+
+  let timedOut = false
+  let aborted = false
+  let killTimer: ReturnType<typeof setTimeout> | undefined
+  const terminate = () => {
+    for (const p of procs) killGroup(p.pid, "SIGTERM")
+    killTimer ??= setTimeout(() => {
+      for (const p of procs) killGroup(p.pid, "SIGKILL")
+    }, KILL_GRACE_MS)
+  }
+  const timer = setTimeout(() => {
+    timedOut = true
+    terminate()
+  }, options.timeoutMs)
+  const onAbort = () => {
+    aborted = true
+    terminate()
+  }
+  options.signal?.addEventListener("abort", onAbort, { once: true })
+
+  const exitedAt: number[] = []
+  try {
+    await Promise.all(
+      procs.map(async (p, i) => {
+        await p.exited
+        exitedAt[i] = performance.now()
+        exits[i] = {
+          argv: stages[i]!,
+          exitCode: p.exitCode,
+          signalCode: p.signalCode === null ? null : String(p.signalCode),
+        }
+        // Background children (`sleep 1000 &`) must not outlive their leader.
+        killGroup(p.pid, "SIGKILL")
+        // The consumer is gone: end the producer the way a shell pipe would.
+        if (i > 0) {
+          consumerGone[i - 1] = true
+          if (procs[i - 1]!.exitCode === null && procs[i - 1]!.signalCode === null) {
+            killGroup(procs[i - 1]!.pid, "SIGPIPE")
+          }
+        }
+      }),
+    )
+    await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
+    for (const cancel of cancels) cancel()
+  } finally {
+    clearTimeout(timer)
+    clearTimeout(killTimer)
+    options.signal?.removeEventListener("abort", onAbort)
+  }
+
+  const failing = pipefailStage(exits, exitedAt)
+  return capture.result({
+    stages: exits,
+    started,
+    timedOut,
+    aborted,
+    exitCode: failing.exitCode,
+    signalCode: failing.signalCode,
+  })
+}
+
+/** The rightmost failed stage, or the last stage when none failed. */
+function pipefailStage(exits: StageExit[], exitedAt: number[]): StageExit {
+  for (let i = exits.length - 1; i >= 0; i--) {
+    const stage = exits[i]!
+    const failed = stage.exitCode !== 0
+    const cutOff = i < exits.length - 1 && (exitedAt[i] ?? 0) >= (exitedAt[i + 1] ?? 0)
+    if (failed && !cutOff) return stage
+  }
+  return exits[exits.length - 1]!
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
+/**
+ * Bun relays between stages over a socket, so a producer whose consumer has exited usually sees
+ * EPIPE/ECONNRESET before our SIGPIPE lands and complains on stderr. That complaint is not news to
+ * anyone reading a `| head` pipeline; a shell's producer would have died silently.
+ */
+function isCutOffNoise(chunk: Uint8Array): boolean {
+  if (chunk.byteLength > 200) return false
+  return /^[^\n]*(Broken pipe|Connection reset by peer)\n?$/.test(Buffer.from(chunk).toString("utf8"))
+}
+
+async function drain(
+  stream: ReadableStream<Uint8Array>,
+  cancels: Array<() => void>,
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<void> {
+  const reader = stream.getReader()
+  cancels.push(() => {
+    reader.cancel().catch(() => {})
+  })
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      onChunk(value)
+    }
+  } catch {
+    // A cancelled or broken pipe ends the output; what was read is kept.
+  }
+}
+
+function startFailure(
+  error: unknown,
+  argv: string[],
+  options: CommonOptions,
+): { exitCode: number; message: string } {
+  const command = argv[0] ?? ""
+  const code = (error as { code?: string } | null)?.code
+  if (code === "ENOENT") {
+    // ENOENT is also what a missing cwd gives; tell them apart so the message names the real fault.
+    const found = Bun.which(command, { PATH: options.env.PATH ?? "", cwd: options.cwd })
+    if (found && options.cwd) return { exitCode: 127, message: `${command}: cannot start in ${options.cwd}` }
+    return { exitCode: 127, message: `${command}: command not found` }
+  }
+  if (code === "EACCES") return { exitCode: 126, message: `${command}: permission denied` }
+  const detail = error instanceof Error ? error.message : String(error)
+  return { exitCode: 126, message: `${command}: cannot start: ${detail}` }
+}
+
+function toBytes(value: string | Uint8Array): Uint8Array {
+  return typeof value === "string" ? new TextEncoder().encode(value) : value
+}
+
+/** Keeps the first `cap` bytes of a run's output in arrival order and counts the rest. */
+class OutputCapture {
+  readonly #chunks: Array<{ stream: "stdout" | "stderr"; bytes: Uint8Array }> = []
+  #kept = 0
+  #seen = 0
+
+  constructor(readonly cap: number) {}
+
+  add(stream: "stdout" | "stderr", chunk: Uint8Array): void {
+    this.#seen += chunk.byteLength
+    const room = this.cap - this.#kept
+    if (room <= 0) return
+    // slice copies: a subarray would pin the whole chunk's buffer.
+    const bytes = chunk.byteLength <= room ? chunk : chunk.slice(0, room)
+    this.#chunks.push({ stream, bytes })
+    this.#kept += bytes.byteLength
+  }
+
+  result(fields: {
+    stages: StageExit[]
+    started: number
+    timedOut?: boolean
+    aborted?: boolean
+    exitCode?: number | null
+    signalCode?: string | null
+    error?: string
+  }): PipelineResult {
+    const pick = (stream?: "stdout" | "stderr") =>
+      Buffer.concat(this.#chunks.filter((c) => !stream || c.stream === stream).map((c) => c.bytes)).toString(
+        "utf8",
+      )
+    return {
+      exitCode: fields.exitCode ?? null,
+      signalCode: fields.signalCode ?? null,
+      output: pick(),
+      stdout: pick("stdout"),
+      stderr: pick("stderr"),
+      outputBytes: this.#seen,
+      truncatedBytes: this.#seen - this.#kept,
+      timedOut: fields.timedOut ?? false,
+      aborted: fields.aborted ?? false,
+      durationMs: Math.round(performance.now() - fields.started),
+      stages: fields.stages,
+      ...(fields.error ? { error: fields.error } : {}),
+    }
+  }
+}
+
+const PASSTHROUGH = new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TMPDIR",
+  "TERM",
+  "KUBECONFIG",
+  "DOCKER_HOST",
+  "DOCKER_CONFIG",
+  "DOCKER_CONTEXT",
+  "DOCKER_CERT_PATH",
+  "DOCKER_TLS_VERIFY",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "AWS_PROFILE",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_CONFIG_FILE",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "CLOUDSDK_CONFIG",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "AZURE_CONFIG_DIR",
+])
+const PASSTHROUGH_PREFIX = /^(LC_|HELM_|XDG_)/
+/** Never handed to a tool, whatever allowed it: provider keys and dupin's own secrets. */
+const DENIED = /(_API_KEY|_TOKEN|_SECRET)$|^SVC_/i
+
+/**
+ * The explicit environment for tool processes: an allowlist of `source` (normally process.env,
+ * passed in by `config/`) plus `extra`. Names that look like credentials are dropped from both,
+ * so a provider key can never reach a command the model chose.
+ */
+export function buildToolEnv(
+  source: Record<string, string | undefined>,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined || DENIED.test(name)) continue
+    if (PASSTHROUGH.has(name) || PASSTHROUGH_PREFIX.test(name)) env[name] = value
+  }
+  for (const [name, value] of Object.entries(extra)) {
+    if (value !== undefined && !DENIED.test(name)) env[name] = value
+  }
+  return env
+}

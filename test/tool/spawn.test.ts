@@ -1,0 +1,179 @@
+import { describe, expect, test } from "bun:test"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { buildToolEnv, runPipeline, runProcess } from "../../src/tool/spawn.ts"
+
+const env = buildToolEnv(process.env)
+const base = { env, timeoutMs: 10_000, maxOutputBytes: 1_000_000 }
+
+/** Live (non-zombie) processes of a process group. PID 1 here may not reap zombies, so Z is ignored. */
+function liveInGroup(pgid: number): string[] {
+  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "-g", String(pgid)], { env })
+  return ps.stdout
+    .toString()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^\d+\s+Z/.test(l))
+}
+
+describe("runProcess", () => {
+  test("captures stdout and stderr in arrival order and the exit code", async () => {
+    const r = await runProcess({ ...base, argv: ["bash", "-c", "echo out; sleep 0.05; echo err >&2; exit 3"] })
+    expect(r).toMatchObject({ exitCode: 3, signalCode: null, output: "out\nerr\n", stdout: "out\n", stderr: "err\n" })
+    expect(r.timedOut).toBe(false)
+  })
+
+  test("feeds stdin and runs in cwd", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
+    const r = await runProcess({ ...base, argv: ["bash", "-c", "cat; pwd"], stdin: "hello\n", cwd: dir })
+    expect(r.output).toBe(`hello\n${dir}\n`)
+  })
+
+  test("a missing executable is a result, not a throw", async () => {
+    const r = await runProcess({ ...base, argv: ["kubectl-does-not-exist", "get", "pods"] })
+    expect(r.exitCode).toBe(127)
+    expect(r.error).toBe("kubectl-does-not-exist: command not found")
+    expect(r.output).toContain("command not found")
+  })
+
+  test("200 MB of output keeps memory bounded and counts every byte", async () => {
+    Bun.gc(true)
+    const before = process.memoryUsage().rss
+    const r = await runProcess({
+      ...base,
+      timeoutMs: 60_000,
+      maxOutputBytes: 100_000,
+      argv: ["bash", "-c", "head -c 200000000 /dev/zero | tr '\\0' a"],
+    })
+    const growth = process.memoryUsage().rss - before
+    expect(r.exitCode).toBe(0)
+    expect(r.output.length).toBe(100_000)
+    expect(r.outputBytes).toBe(200_000_000)
+    expect(r.truncatedBytes).toBe(200_000_000 - 100_000)
+    expect(growth).toBeLessThan(64 * 1024 * 1024)
+  }, 60_000)
+
+  test("timeout kills the leader and its background children", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
+    const pidFile = join(dir, "pid")
+    const started = performance.now()
+    const r = await runProcess({
+      ...base,
+      timeoutMs: 500,
+      argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & sleep 1000`],
+    })
+    expect(r.timedOut).toBe(true)
+    expect(r.exitCode).toBeNull()
+    expect(r.signalCode).toBe("SIGTERM")
+    expect(performance.now() - started).toBeLessThan(4000)
+    const pgid = Number((await Bun.file(pidFile).text()).trim())
+    expect(liveInGroup(pgid)).toEqual([])
+  })
+
+  test("a leader that ignores SIGTERM is killed after the grace period", async () => {
+    const r = await runProcess({ ...base, timeoutMs: 300, argv: ["bash", "-c", "trap '' TERM; sleep 1000"] })
+    expect(r.timedOut).toBe(true)
+    expect(r.signalCode).toBe("SIGKILL")
+  })
+
+  test("abort kills the whole group", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
+    const pidFile = join(dir, "pid")
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 300)
+    const r = await runProcess({
+      ...base,
+      signal: controller.signal,
+      argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & sleep 1000`],
+    })
+    expect(r.aborted).toBe(true)
+    expect(r.timedOut).toBe(false)
+    const pgid = Number((await Bun.file(pidFile).text()).trim())
+    expect(liveInGroup(pgid)).toEqual([])
+  })
+
+  test("an already aborted signal starts nothing", async () => {
+    const r = await runProcess({ ...base, signal: AbortSignal.abort(), argv: ["bash", "-c", "echo hi"] })
+    expect(r).toMatchObject({ aborted: true, exitCode: null, output: "" })
+  })
+
+  test("background children do not outlive a leader that exits normally", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
+    const pidFile = join(dir, "pid")
+    const started = performance.now()
+    const r = await runProcess({ ...base, argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & echo done`] })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toBe("done\n")
+    expect(performance.now() - started).toBeLessThan(3000)
+    const pgid = Number((await Bun.file(pidFile).text()).trim())
+    expect(liveInGroup(pgid)).toEqual([])
+  })
+})
+
+describe("runPipeline", () => {
+  test("wires stdout to stdin between stages", async () => {
+    const r = await runPipeline({ ...base, stages: [["printf", "b\\na\\nc\\n"], ["sort"], ["head", "-2"]] })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toBe("a\nb\n")
+    expect(r.stages.map((s) => s.exitCode)).toEqual([0, 0, 0])
+  })
+
+  test("pipefail: the rightmost failing stage decides the exit code", async () => {
+    const r = await runPipeline({ ...base, stages: [["bash", "-c", "exit 4"], ["bash", "-c", "cat; exit 5"], ["cat"]] })
+    expect(r.exitCode).toBe(5)
+    expect(r.stages.map((s) => s.exitCode)).toEqual([4, 5, 0])
+    const first = await runPipeline({ ...base, stages: [["bash", "-c", "echo oops >&2; exit 4"], ["cat"]] })
+    expect(first.exitCode).toBe(4)
+    expect(first.output).toBe("oops\n")
+  })
+
+  test("a producer cut off by an early-exiting consumer is not a failure", async () => {
+    const r = await runPipeline({ ...base, stages: [["yes"], ["head", "-2"]] })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toBe("y\ny\n")
+  })
+
+  test("a missing stage executable is reported", async () => {
+    const r = await runPipeline({ ...base, stages: [["echo", "x"], ["no-such-filter-cmd"]] })
+    expect(r.exitCode).toBe(127)
+    expect(r.output).toContain("no-such-filter-cmd: command not found")
+  })
+})
+
+describe("buildToolEnv", () => {
+  test("passes the allowlist and never provider keys or dupin secrets", () => {
+    const built = buildToolEnv(
+      {
+        PATH: "/usr/bin",
+        HOME: "/h",
+        LC_ALL: "C",
+        KUBECONFIG: "/k",
+        HELM_CACHE_HOME: "/c",
+        HELM_REPO_TOKEN: "t",
+        OPENAI_API_KEY: "sk-x",
+        SVC_AUTH_TOKEN: "a",
+        GITHUB_TOKEN: "g",
+        RANDOM_VAR: "r",
+      },
+      { EXTRA: "1", ANTHROPIC_API_KEY: "sk-y", MY_SECRET: "s" },
+    )
+    expect(built).toEqual({
+      PATH: "/usr/bin",
+      HOME: "/h",
+      LC_ALL: "C",
+      KUBECONFIG: "/k",
+      HELM_CACHE_HOME: "/c",
+      EXTRA: "1",
+    })
+  })
+
+  test("a provider key in the source env does not reach the child", async () => {
+    const source = { ...process.env, OPENAI_API_KEY: "sk-secret-value", SVC_APPROVAL_SECRET: "x" }
+    const r = await runProcess({ ...base, env: buildToolEnv(source), argv: ["env"] })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).not.toContain("sk-secret-value")
+    expect(r.output).not.toContain("SVC_")
+    expect(r.output).toContain("PATH=")
+  })
+})
