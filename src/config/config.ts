@@ -1,0 +1,221 @@
+import type { FollowUpAction } from "../agent/events.ts"
+import type { PromptSection } from "../agent/prompt/sections.ts"
+import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
+import type { ContextSettings } from "../context/limits.ts"
+import { ConfigError, RequestError } from "../errors.ts"
+import { createChatModel } from "../llm/factory.ts"
+import type { ChatModel } from "../llm/types.ts"
+import { RunbookCatalog } from "../runbook/catalog.ts"
+import { ToolExecutor } from "../tool/executor.ts"
+import type { ToolLimits } from "../tool/tool.ts"
+import type { Toolset } from "../tool/toolset.ts"
+import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
+import { readConfigFile } from "./file.ts"
+import type { ConfigFile, ModelEntry } from "./schema.ts"
+import {
+  DEFAULT_FOLLOW_UP_ACTIONS,
+  type ImageLimits,
+  imageLimits,
+  type ServerSettings,
+  serverSettings,
+  toolLimits,
+} from "./settings.ts"
+import { assembleToolsets } from "./toolsets.ts"
+
+/** Library options (CONTRACT §7), camelCase over the config file's snake_case keys. */
+export type ConfigInit = {
+  apiKey?: string
+  apiBase?: string
+  apiVersion?: string
+  /** A provider/model id, or a modelList key. */
+  model?: string
+  maxSteps?: number
+  /** Paths of YAML toolset files. */
+  customToolsets?: string[]
+  /** Toolset instances loaded next to the built-in ones. */
+  additionalToolsets?: Toolset[]
+  /** Inline toolset overrides or definitions (`toolsets:` of the config file). */
+  toolsets?: Record<string, unknown>
+  clusterName?: string
+  systemPromptAdditions?: string
+  /** Folders of runbooks. */
+  runbooks?: string[]
+  modelList?: Record<string, ModelEntry>
+  followUpActions?: FollowUpAction[]
+  limits?: ConfigFile["limits"]
+  server?: ConfigFile["server"]
+  /** Enables the bash toolset (the CLI's `--bash`). */
+  enableBash?: boolean
+  /** The environment to read keys and settings from; defaults to the process environment. */
+  env?: Env
+}
+
+/**
+ * Everything dupin needs, validated once and then read-only. Construct it directly (library), from
+ * a YAML file (`loadFromFile`) or from the environment (`loadFromEnv`).
+ */
+export class Config {
+  readonly model: string | undefined
+  readonly maxSteps: number
+  readonly clusterName: string | undefined
+  readonly systemPromptAdditions: string | undefined
+  readonly modelList: Readonly<Record<string, ModelEntry>> | undefined
+  readonly followUpActions: readonly FollowUpAction[]
+  readonly toolLimits: ToolLimits
+  readonly imageLimits: ImageLimits
+  readonly server: ServerSettings
+  readonly context: ContextSettings
+  /** `ENABLED_PROMPTS`, undefined when unrestricted. */
+  readonly enabledPrompts: ReadonlySet<PromptSection> | undefined
+  readonly #init: ConfigInit
+  readonly #env: Env
+  #runbooks: RunbookCatalog | null | undefined
+  #executor: ToolExecutor | undefined
+  readonly #models = new Map<string, ChatModel>()
+
+  constructor(init: ConfigInit = {}) {
+    const env = init.env ?? processEnv()
+    this.#init = init
+    this.#env = env
+    this.model = init.model ?? (env.MODEL || undefined)
+    this.maxSteps = init.maxSteps ?? 100
+    if (!Number.isInteger(this.maxSteps) || this.maxSteps < 1) {
+      throw new ConfigError(`max_steps must be a positive integer, not ${init.maxSteps}.`, "max_steps")
+    }
+    this.clusterName = init.clusterName
+    this.systemPromptAdditions = init.systemPromptAdditions
+    this.modelList = init.modelList && Object.keys(init.modelList).length > 0 ? init.modelList : undefined
+    if (this.modelList && this.model && !this.modelList[this.model]) {
+      throw new ConfigError(
+        `model: ${this.model} is not a modelList key. Use one of: ${Object.keys(this.modelList).join(", ")}.`,
+        "model",
+      )
+    }
+    this.followUpActions = init.followUpActions ?? DEFAULT_FOLLOW_UP_ACTIONS
+    this.toolLimits = toolLimits(init.limits)
+    this.imageLimits = imageLimits(init.limits)
+    this.server = serverSettings(init.server, env)
+    this.context = contextSettingsFromEnv(env)
+    this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
+  }
+
+  /** Loads a YAML config file; `overrides` win over the file's values. */
+  static loadFromFile(path: string, overrides: ConfigInit = {}): Config {
+    const file = readConfigFile(path)
+    const env = overrides.env ?? processEnv()
+    const init: ConfigInit = {
+      ...(file.model ? { model: file.model } : {}),
+      ...(file.api_key ? { apiKey: file.api_key } : {}),
+      ...(file.api_base ? { apiBase: file.api_base } : {}),
+      ...(file.api_version ? { apiVersion: file.api_version } : {}),
+      ...(file.max_steps ? { maxSteps: file.max_steps } : {}),
+      ...(file.cluster_name ? { clusterName: file.cluster_name } : {}),
+      ...(file.system_prompt_additions ? { systemPromptAdditions: file.system_prompt_additions } : {}),
+      ...(file.custom_toolsets ? { customToolsets: file.custom_toolsets } : {}),
+      ...(file.runbooks ? { runbooks: file.runbooks } : {}),
+      ...(file.toolsets ? { toolsets: file.toolsets } : {}),
+      ...(file.modelList ? { modelList: file.modelList } : {}),
+      ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
+      ...(file.limits ? { limits: file.limits } : {}),
+      ...(file.server ? { server: expandServer(file.server, env, path) } : {}),
+    }
+    return new Config({ ...init, ...overrides, env })
+  }
+
+  /** `SVC_CONFIG_PATH` when set, else the model from `MODEL` and keys from the environment. */
+  static loadFromEnv(env: Env = processEnv()): Config {
+    return env.SVC_CONFIG_PATH ? Config.loadFromFile(env.SVC_CONFIG_PATH, { env }) : new Config({ env })
+  }
+
+  /** Names callers may pass as `model`: the modelList keys, or the single configured model. */
+  modelNames(): string[] {
+    if (this.modelList) return Object.keys(this.modelList)
+    return this.model ? [this.model] : []
+  }
+
+  /**
+   * The chat model for a request. With a modelList only its keys are accepted (spec rule 2),
+   * so passing the underlying provider id is refused with the list of valid names.
+   */
+  createModel(name?: string): ChatModel {
+    const key = name ?? this.model ?? (this.modelList ? Object.keys(this.modelList)[0] : undefined)
+    if (!key) {
+      throw new ConfigError("No model configured: pass --model, set MODEL, or set model: in the config file.", "model")
+    }
+    const cached = this.#models.get(key)
+    if (cached) return cached
+    if (name !== undefined && !this.modelNames().includes(name)) {
+      throw new RequestError(`Unknown model "${name}". Available models: ${this.modelNames().join(", ")}.`)
+    }
+    const entry = this.modelList?.[key]
+    const where = entry ? `modelList.${key}` : "model"
+    const expand = (v: string | null | undefined, k: string) => (v ? expandEnv(v, this.#env, `${where}.${k}`) : undefined)
+    const model = entry
+      ? createChatModel({
+          id: entry.model,
+          name: key,
+          apiKey: expand(entry.api_key, "api_key"),
+          apiBase: expand(entry.api_base, "api_base"),
+          apiVersion: expand(entry.api_version, "api_version"),
+          temperature: entry.temperature ?? undefined,
+          overrides: {
+            contextWindow: entry.context_window ?? undefined,
+            maxOutputTokens: entry.max_output_tokens ?? undefined,
+            supportsVision: entry.supports_vision ?? undefined,
+            inputCostPerToken: entry.input_cost_per_token ?? undefined,
+            outputCostPerToken: entry.output_cost_per_token ?? undefined,
+          },
+          env: this.#env,
+        })
+      : createChatModel({
+          id: key,
+          name: key,
+          apiKey: expand(this.#init.apiKey, "api_key"),
+          apiBase: expand(this.#init.apiBase, "api_base"),
+          apiVersion: expand(this.#init.apiVersion, "api_version"),
+          env: this.#env,
+        })
+    this.#models.set(key, model)
+    return model
+  }
+
+  /** The loaded runbook catalog, or undefined when no runbook folder is configured. */
+  getRunbookCatalog(): RunbookCatalog | undefined {
+    if (this.#runbooks === undefined) {
+      this.#runbooks = this.#init.runbooks?.length ? RunbookCatalog.load(this.#init.runbooks) : null
+    }
+    return this.#runbooks ?? undefined
+  }
+
+  /** The tool executor over built-in, configured, custom and additional toolsets (built once). */
+  toolExecutor(): ToolExecutor {
+    this.#executor ??= new ToolExecutor(
+      assembleToolsets({
+        config: this.#init.toolsets ?? {},
+        customFiles: this.#init.customToolsets ?? [],
+        additional: this.#init.additionalToolsets ?? [],
+        runbooks: this.getRunbookCatalog(),
+        enableBash: this.#init.enableBash ?? false,
+        env: this.#env,
+      }),
+      { limits: this.toolLimits, env: toolEnvironment(this.#env) },
+    )
+    return this.#executor
+  }
+
+  /** The spec's `create_console_toolcalling_llm()`. */
+  createConsoleToolCallingLLM(modelName?: string): ToolCallingLLM {
+    return new ToolCallingLLM({
+      model: this.createModel(modelName),
+      toolExecutor: this.toolExecutor(),
+      maxSteps: this.maxSteps,
+      context: this.context,
+    })
+  }
+}
+
+function expandServer(server: NonNullable<ConfigFile["server"]>, env: Env, path: string): ConfigFile["server"] {
+  const expand = (v: string | null | undefined, key: string) =>
+    v ? expandEnv(v, env, `${path}: server.${key}`) : undefined
+  return { ...server, auth_token: expand(server.auth_token, "auth_token"), approval_secret: expand(server.approval_secret, "approval_secret") }
+}

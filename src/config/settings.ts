@@ -1,0 +1,90 @@
+import type { FollowUpAction } from "../agent/events.ts"
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
+import { ConfigError } from "../errors.ts"
+import { type Env, parseNumber } from "./env.ts"
+
+export type ImageLimits = { maxImages: number; maxImageBytes: number }
+
+export type ServerSettings = {
+  host: string
+  port: number
+  authToken: string | undefined
+  approvalSecret: string | undefined
+  /** Seconds a pending approval stays valid. */
+  approvalTtl: number
+  maxBodyBytes: number
+}
+
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 16, maxImageBytes: 20_000_000 }
+
+export const DEFAULT_FOLLOW_UP_ACTIONS: readonly FollowUpAction[] = Object.freeze([
+  {
+    id: "logs",
+    action_label: "Check logs",
+    pre_action_notification_text: "Fetching the relevant logs...",
+    prompt: "Show me the logs relevant to this problem and what they say.",
+  },
+  {
+    id: "fix",
+    action_label: "How do I fix it?",
+    pre_action_notification_text: "Working out the fix...",
+    prompt: "Give me the exact steps or commands to fix this, and how to verify the fix.",
+  },
+  {
+    id: "prevent",
+    action_label: "Prevent it",
+    pre_action_notification_text: "Looking at how to prevent this...",
+    prompt: "How can we prevent this from happening again (alerts, limits, probes, configuration)?",
+  },
+])
+
+type RawLimits = {
+  tool_timeout_default?: number | undefined
+  tool_timeout_max?: number | undefined
+  tool_output_max_bytes?: number | undefined
+  max_images?: number | undefined
+  max_image_bytes?: number | undefined
+}
+
+export function toolLimits(raw: RawLimits = {}): ToolLimits {
+  const limits = {
+    timeoutDefault: raw.tool_timeout_default ?? DEFAULT_TOOL_LIMITS.timeoutDefault,
+    timeoutMax: raw.tool_timeout_max ?? DEFAULT_TOOL_LIMITS.timeoutMax,
+    outputMaxBytes: raw.tool_output_max_bytes ?? DEFAULT_TOOL_LIMITS.outputMaxBytes,
+  }
+  if (limits.timeoutDefault > limits.timeoutMax) {
+    throw new ConfigError(
+      `limits.tool_timeout_default (${limits.timeoutDefault}) is larger than limits.tool_timeout_max (${limits.timeoutMax}).`,
+      "limits",
+    )
+  }
+  return limits
+}
+
+export function imageLimits(raw: RawLimits = {}): ImageLimits {
+  return {
+    maxImages: raw.max_images ?? DEFAULT_IMAGE_LIMITS.maxImages,
+    maxImageBytes: raw.max_image_bytes ?? DEFAULT_IMAGE_LIMITS.maxImageBytes,
+  }
+}
+
+type RawServer = {
+  host?: string | undefined
+  port?: number | undefined
+  auth_token?: string | null | undefined
+  approval_secret?: string | null | undefined
+  approval_ttl?: number | undefined
+  max_body_bytes?: number | undefined
+}
+
+/** Server settings: file values, then `SVC_*` variables on top (CONTRACT §3). */
+export function serverSettings(raw: RawServer = {}, env: Env): ServerSettings {
+  return {
+    host: env.SVC_HOST || raw.host || "127.0.0.1",
+    port: parseNumber(env.SVC_PORT, "SVC_PORT", { min: 0, max: 65535, integer: true }) ?? raw.port ?? 5050,
+    authToken: env.SVC_AUTH_TOKEN || raw.auth_token || undefined,
+    approvalSecret: env.SVC_APPROVAL_SECRET || raw.approval_secret || undefined,
+    approvalTtl: raw.approval_ttl ?? 3600,
+    maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
+  }
+}
