@@ -4,6 +4,9 @@
  * timeout, abort or exit of the leader the whole group is killed, so nothing a tool starts
  * outlives its run.
  */
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Subprocess } from "bun"
 
 export type ProcessResult = {
@@ -71,8 +74,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
 /**
  * Runs `a | b | c` without a shell. The output is the last stage's stdout plus every stage's
  * stderr. The exit status is the rightmost failing stage's (bash `pipefail`), except that a
- * stage still writing when the stage it feeds has exited is not a failure: `kubectl get | head`
- * is normal use, and bash only reports it under pipefail as a SIGPIPE death (141).
+ * producer killed by SIGPIPE is not a failure: `kubectl get | head` is normal use.
  */
 export function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
   if (options.stages.length === 0) throw new Error("runPipeline needs at least one stage")
@@ -89,21 +91,39 @@ async function execute(
   const exits: StageExit[] = stages.map((argv) => ({ argv, exitCode: null, signalCode: null }))
   if (options.signal?.aborted) return capture.result({ stages: exits, started, aborted: true })
 
-  const procs: Array<Subprocess<"ignore" | Uint8Array | ReadableStream, "pipe", "pipe">> = []
+  // Stage N writes straight into a kernel pipe that stage N+1 reads: exact shell semantics
+  // (EOF, backpressure, SIGPIPE for a producer whose consumer left), and no bytes pass through us.
+  let pipes: OsPipe[]
+  try {
+    pipes = stages.slice(1).map(() => osPipe(options.env))
+  } catch (error) {
+    const message = `cannot create a pipe: ${error instanceof Error ? error.message : String(error)}`
+    capture.add("stderr", new TextEncoder().encode(`${message}\n`))
+    return capture.result({ stages: exits, started, error: message, exitCode: 126 })
+  }
+  const closePipes = () => {
+    for (const fd of pipes.flatMap((p) => [p.read, p.write])) closeQuietly(fd)
+    pipes = []
+  }
+
+  const procs: Subprocess[] = []
+  let lastStdout: ReadableStream<Uint8Array> | undefined
   for (const [i, argv] of stages.entries()) {
-    const input = i === 0 ? (stdin === undefined ? "ignore" : toBytes(stdin)) : procs[i - 1]!.stdout
+    const input = i === 0 ? (stdin === undefined ? "ignore" : toBytes(stdin)) : pipes[i - 1]!.read
+    const isLast = i === stages.length - 1
     try {
-      procs.push(
-        Bun.spawn(argv, {
-          env: options.env,
-          cwd: options.cwd,
-          stdin: input,
-          stdout: "pipe",
-          stderr: "pipe",
-          detached: true,
-        }),
-      )
+      const proc = Bun.spawn(argv, {
+        env: options.env,
+        cwd: options.cwd,
+        stdin: input,
+        stdout: isLast ? "pipe" : pipes[i]!.write,
+        stderr: "pipe",
+        detached: true,
+      })
+      procs.push(proc)
+      if (isLast) lastStdout = proc.stdout as ReadableStream<Uint8Array>
     } catch (error) {
+      closePipes()
       for (const p of procs) killGroup(p.pid, "SIGKILL")
       const failure = startFailure(error, argv, options)
       capture.add("stderr", new TextEncoder().encode(`${failure.message}\n`))
@@ -111,19 +131,14 @@ async function execute(
       return capture.result({ stages: exits, started, error: failure.message, exitCode: failure.exitCode })
     }
   }
+  // Our copies of the pipe ends would keep readers from seeing EOF and writers from SIGPIPE.
+  closePipes()
 
   const cancels: Array<() => void> = []
-  // consumerGone[i]: the stage stage i feeds has exited (see isCutOffNoise).
-  const consumerGone = procs.map(() => false)
-  const drains = procs.map((p, i) => {
-    const parts = [
-      drain(p.stderr, cancels, (chunk) => {
-        if (!(consumerGone[i] && isCutOffNoise(chunk))) capture.add("stderr", chunk)
-      }),
-    ]
-    if (i === procs.length - 1) parts.push(drain(p.stdout, cancels, (chunk) => capture.add("stdout", chunk)))
-    return Promise.all(parts)
-  })
+  const drains = procs.map((p) =>
+    drain(p.stderr as ReadableStream<Uint8Array>, cancels, (c) => capture.add("stderr", c)),
+  )
+  if (lastStdout) drains.push(drain(lastStdout, cancels, (c) => capture.add("stdout", c)))
 
   let timedOut = false
   let aborted = false
@@ -144,12 +159,10 @@ async function execute(
   }
   options.signal?.addEventListener("abort", onAbort, { once: true })
 
-  const exitedAt: number[] = []
   try {
     await Promise.all(
       procs.map(async (p, i) => {
         await p.exited
-        exitedAt[i] = performance.now()
         exits[i] = {
           argv: stages[i]!,
           exitCode: p.exitCode,
@@ -157,13 +170,6 @@ async function execute(
         }
         // Background children (`sleep 1000 &`) must not outlive their leader.
         killGroup(p.pid, "SIGKILL")
-        // The consumer is gone: end the producer the way a shell pipe would.
-        if (i > 0) {
-          consumerGone[i - 1] = true
-          if (procs[i - 1]!.exitCode === null && procs[i - 1]!.signalCode === null) {
-            killGroup(procs[i - 1]!.pid, "SIGPIPE")
-          }
-        }
       }),
     )
     await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
@@ -174,7 +180,7 @@ async function execute(
     options.signal?.removeEventListener("abort", onAbort)
   }
 
-  const failing = pipefailStage(exits, exitedAt)
+  const failing = pipefailStage(exits)
   return capture.result({
     stages: exits,
     started,
@@ -185,13 +191,16 @@ async function execute(
   })
 }
 
-/** The rightmost failed stage, or the last stage when none failed. */
-function pipefailStage(exits: StageExit[], exitedAt: number[]): StageExit {
+/**
+ * The rightmost failed stage, or the last stage when none failed. A producer killed by SIGPIPE
+ * (its consumer stopped reading, as in `| head`) did not fail: bash reports that only under
+ * pipefail, as 141, and nobody means it as an error.
+ */
+function pipefailStage(exits: StageExit[]): StageExit {
   for (let i = exits.length - 1; i >= 0; i--) {
     const stage = exits[i]!
-    const failed = stage.exitCode !== 0
-    const cutOff = i < exits.length - 1 && (exitedAt[i] ?? 0) >= (exitedAt[i + 1] ?? 0)
-    if (failed && !cutOff) return stage
+    const cutOff = i < exits.length - 1 && stage.signalCode === "SIGPIPE"
+    if (stage.exitCode !== 0 && !cutOff) return stage
   }
   return exits[exits.length - 1]!
 }
@@ -204,14 +213,38 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+type OsPipe = { read: number; write: number }
+
 /**
- * Bun relays between stages over a socket, so a producer whose consumer has exited usually sees
- * EPIPE/ECONNRESET before our SIGPIPE lands and complains on stderr. That complaint is not news to
- * anyone reading a `| head` pipeline; a shell's producer would have died silently.
+ * A kernel pipe as two fds. Bun has no pipe(2) and relays `stdin: other.stdout` through a socket
+ * (a cut-off producer then sees ECONNRESET, not SIGPIPE), so this goes through a FIFO: the O_RDWR
+ * open lets the two one-way opens return at once, and the FIFO is unlinked before use.
  */
-function isCutOffNoise(chunk: Uint8Array): boolean {
-  if (chunk.byteLength > 200) return false
-  return /^[^\n]*(Broken pipe|Connection reset by peer)\n?$/.test(Buffer.from(chunk).toString("utf8"))
+function osPipe(env: Record<string, string>): OsPipe {
+  const dir = mkdtempSync(join(tmpdir(), "dupin-pipe-"))
+  const path = join(dir, "fifo")
+  try {
+    const PATH = `${env.PATH ?? ""}:/usr/bin:/bin`
+    const made = Bun.spawnSync(["mkfifo", "-m", "600", path], { env: { PATH }, stderr: "pipe" })
+    if (made.exitCode !== 0) throw new Error(made.stderr.toString().trim() || "mkfifo failed")
+    const hold = openSync(path, constants.O_RDWR)
+    try {
+      const read = openSync(path, constants.O_RDONLY)
+      return { read, write: openSync(path, constants.O_WRONLY) }
+    } finally {
+      closeSync(hold)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Already closed.
+  }
 }
 
 async function drain(

@@ -19,8 +19,17 @@ function liveInGroup(pgid: number): string[] {
 
 describe("runProcess", () => {
   test("captures stdout and stderr in arrival order and the exit code", async () => {
-    const r = await runProcess({ ...base, argv: ["bash", "-c", "echo out; sleep 0.05; echo err >&2; exit 3"] })
-    expect(r).toMatchObject({ exitCode: 3, signalCode: null, output: "out\nerr\n", stdout: "out\n", stderr: "err\n" })
+    const r = await runProcess({
+      ...base,
+      argv: ["bash", "-c", "echo out; sleep 0.05; echo err >&2; exit 3"],
+    })
+    expect(r).toMatchObject({
+      exitCode: 3,
+      signalCode: null,
+      output: "out\nerr\n",
+      stdout: "out\n",
+      stderr: "err\n",
+    })
     expect(r.timedOut).toBe(false)
   })
 
@@ -102,7 +111,10 @@ describe("runProcess", () => {
     const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
     const pidFile = join(dir, "pid")
     const started = performance.now()
-    const r = await runProcess({ ...base, argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & echo done`] })
+    const r = await runProcess({
+      ...base,
+      argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & echo done`],
+    })
     expect(r.exitCode).toBe(0)
     expect(r.output).toBe("done\n")
     expect(performance.now() - started).toBeLessThan(3000)
@@ -120,7 +132,10 @@ describe("runPipeline", () => {
   })
 
   test("pipefail: the rightmost failing stage decides the exit code", async () => {
-    const r = await runPipeline({ ...base, stages: [["bash", "-c", "exit 4"], ["bash", "-c", "cat; exit 5"], ["cat"]] })
+    const r = await runPipeline({
+      ...base,
+      stages: [["bash", "-c", "exit 4"], ["bash", "-c", "cat; exit 5"], ["cat"]],
+    })
     expect(r.exitCode).toBe(5)
     expect(r.stages.map((s) => s.exitCode)).toEqual([4, 5, 0])
     const first = await runPipeline({ ...base, stages: [["bash", "-c", "echo oops >&2; exit 4"], ["cat"]] })
@@ -132,6 +147,15 @@ describe("runPipeline", () => {
     const r = await runPipeline({ ...base, stages: [["yes"], ["head", "-2"]] })
     expect(r.exitCode).toBe(0)
     expect(r.output).toBe("y\ny\n")
+  })
+
+  test("no file descriptors leak and a hung pipeline is killed at the timeout", async () => {
+    const fds = () => Array.from(new Bun.Glob("*").scanSync("/proc/self/fd")).length
+    const before = fds()
+    const r = await runPipeline({ ...base, timeoutMs: 300, stages: [["sleep", "1000"], ["cat"], ["cat"]] })
+    expect(r.timedOut).toBe(true)
+    await runPipeline({ ...base, stages: [["echo", "x"], ["cat"]] })
+    expect(fds()).toBeLessThanOrEqual(before)
   })
 
   test("a missing stage executable is reported", async () => {
