@@ -9,6 +9,8 @@
 export type RecordedRequest = {
   method: string
   path: string
+  /** The query string, with its leading `?` (or empty). */
+  search: string
   headers: Record<string, string>
   /** The parsed JSON body; `null` when the body is empty or not JSON. */
   body: Record<string, unknown> | null
@@ -115,6 +117,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       const recorded: RecordedRequest = {
         method: req.method,
         path: url.pathname,
+        search: url.search,
         headers: Object.fromEntries(req.headers.entries()),
         body: parseObject(text),
       }
@@ -223,12 +226,13 @@ function raw(status: number, body: unknown, headers: Record<string, string> = {}
 }
 
 // A body that errors after its first chunk: Bun then tears the connection down mid-response,
-// which the client sees as a dropped connection, not as an HTTP status.
+// which the client sees as a dropped connection, not as an HTTP status. The error reason is
+// `undefined` because Bun prints any Error reason to stderr, which would litter test output.
 function resetResponse(): Response {
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
       controller.enqueue(new TextEncoder().encode('{"id":"chatcmpl-reset","choices":['))
-      controller.error(new Error("fake provider: connection reset"))
+      controller.error(undefined)
     },
   })
   return new Response(stream, { status: 200, headers: { "content-type": "application/json" } })

@@ -1,0 +1,112 @@
+/**
+ * The one ChatModel that talks to real providers, through the openai SDK (the only place dupin
+ * imports it). Retries are ours, not the SDK's, so that waits honour the caller's AbortSignal and
+ * every failure ends as a classified ModelError (or AbortError when the caller gave up).
+ */
+import OpenAI, { AzureOpenAI } from "openai"
+import { AbortError } from "../errors.ts"
+import { log } from "../log.ts"
+import { classifyError, toModelError } from "./classify-error.ts"
+import { abortableSleep, retryDelayMs } from "./retry.ts"
+import type { ChatModel, Completion, CompletionRequest, ModelInfo } from "./types.ts"
+import { fromWireResponse, toWireRequest } from "./wire.ts"
+
+export type OpenAIChatModelOptions = {
+  /** Display name (a modelList key, or the id). */
+  name: string
+  info: ModelInfo
+  apiKey: string
+  baseURL: string
+  /** Azure only: switches to deployment routing with this API version. */
+  apiVersion?: string
+  temperature?: number
+  /** Per attempt. */
+  timeoutMs?: number
+  maxRetries?: number
+  retryBaseDelayMs?: number
+}
+
+export class OpenAIChatModel implements ChatModel {
+  readonly name: string
+  readonly info: ModelInfo
+  private readonly client: OpenAI
+  /** The model part of the id: what the provider calls it (for Azure, the deployment). */
+  private readonly model: string
+  private readonly temperature: number | undefined
+  private readonly maxRetries: number
+  private readonly retryBaseDelayMs: number
+
+  constructor(options: OpenAIChatModelOptions) {
+    this.name = options.name
+    this.info = options.info
+    this.model = options.info.id.slice(options.info.provider.length + 1)
+    this.temperature = options.temperature
+    this.maxRetries = Math.max(0, options.maxRetries ?? 3)
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500
+    const common = {
+      apiKey: options.apiKey,
+      timeout: options.timeoutMs ?? 600_000,
+      maxRetries: 0,
+      // Explicit nulls stop the SDK from reading OPENAI_ORG_ID / OPENAI_PROJECT_ID itself.
+      organization: null,
+      project: null,
+    }
+    this.client =
+      options.info.provider === "azure"
+        ? new AzureOpenAI({
+            ...common,
+            // An explicit baseURL (rather than `endpoint`) keeps the SDK from picking up
+            // OPENAI_BASE_URL from the process, which it would reject next to an endpoint.
+            baseURL: azureBaseURL(options.baseURL),
+            deployment: this.model,
+            apiVersion: options.apiVersion,
+          })
+        : new OpenAI({ ...common, baseURL: options.baseURL })
+  }
+
+  async complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion> {
+    const body = toWireRequest(request, {
+      provider: this.info.provider,
+      model: this.model,
+      temperature: this.temperature,
+    })
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw new AbortError()
+      const started = performance.now()
+      try {
+        const response: unknown = await this.client.chat.completions.create(body, { signal })
+        const completion = fromWireResponse(response, this.info.id)
+        log.debug("llm call", {
+          model: this.info.id,
+          attempt,
+          ms: Math.round(performance.now() - started),
+          finish_reason: completion.finishReason,
+          ...completion.usage,
+        })
+        return completion
+      } catch (error) {
+        // The SDK reports our own abort as a provider error; the caller must see an abort.
+        if (signal?.aborted) throw new AbortError()
+        const failure = classifyError(error)
+        if (!failure.retryable || attempt >= this.maxRetries)
+          throw toModelError(failure, this.info.id, attempt + 1)
+        const delay = retryDelayMs(attempt, this.retryBaseDelayMs, failure.headers)
+        log.warn("llm call failed, retrying", {
+          model: this.info.id,
+          attempt: attempt + 1,
+          of: this.maxRetries + 1,
+          kind: failure.kind,
+          status: failure.status,
+          delay_ms: delay,
+        })
+        await abortableSleep(delay, signal)
+      }
+    }
+  }
+}
+
+/** Azure resources serve the OpenAI routes under `/openai`; accept the endpoint with or without it. */
+function azureBaseURL(endpoint: string): string {
+  const trimmed = endpoint.replace(/\/+$/, "")
+  return trimmed.endsWith("/openai") ? trimmed : `${trimmed}/openai`
+}

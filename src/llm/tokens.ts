@@ -1,0 +1,172 @@
+/**
+ * Token accounting with tiktoken. Exact for OpenAI models, a close estimate for others (their
+ * tokenizers are private; o200k_base is the nearest public one). The BPE ranks are megabytes, so
+ * they load lazily on first use and once per encoding per process.
+ *
+ * Counts are cached per message object: the agent loop re-counts the whole history after every
+ * step, and only the new messages should cost anything. Messages are treated as immutable; a
+ * changed message must be a new object (the cache also checks content and tool-call identity).
+ */
+import type { Tiktoken } from "js-tiktoken/lite"
+import type { TokenCounts } from "../agent/events.ts"
+import type { ChatMessage, ToolSchema } from "./types.ts"
+
+export type EncodingName = "o200k_base" | "cl100k_base"
+
+/** Per-message framing the chat format adds around each message (role, separators). */
+const MESSAGE_OVERHEAD = 4
+/** Framing per tool call inside an assistant message. */
+const TOOL_CALL_OVERHEAD = 3
+/** An image's cost depends on its size, which we do not decode; this is a high-detail tile budget. */
+export const IMAGE_TOKENS = 765
+const LOW_DETAIL_IMAGE_TOKENS = 85
+/** Text longer than this many characters per token cannot fit; bounds encoding work. */
+const MAX_CHARS_PER_TOKEN = 8
+
+/** cl100k_base for the gpt-4 / gpt-3.5 generation, o200k_base for everything newer or non-OpenAI. */
+export function encodingForModel(id: string): EncodingName {
+  const name = id.slice(id.lastIndexOf("/") + 1).toLowerCase()
+  return /^gpt-4(-|$)|^gpt-3\.5/.test(name) && !/^gpt-4-?o/.test(name) ? "cl100k_base" : "o200k_base"
+}
+
+async function loadEncoder(encoding: EncodingName): Promise<Tiktoken> {
+  const { Tiktoken } = await import("js-tiktoken/lite")
+  // Literal specifiers so the bundler embeds the ranks in the compiled binary.
+  const ranks =
+    encoding === "cl100k_base"
+      ? (await import("js-tiktoken/ranks/cl100k_base")).default
+      : (await import("js-tiktoken/ranks/o200k_base")).default
+  return new Tiktoken(ranks)
+}
+
+type MessageCount = { content: number; toolCalls: number; contentRef: unknown; toolCallsRef: unknown }
+
+export class TokenCounter {
+  private static readonly counters = new Map<EncodingName, Promise<TokenCounter>>()
+
+  /** Shared per encoding, so the per-message cache survives across requests. */
+  static forModel(id: string): Promise<TokenCounter> {
+    const encoding = encodingForModel(id)
+    let counter = TokenCounter.counters.get(encoding)
+    if (!counter) {
+      counter = loadEncoder(encoding).then((encoder) => new TokenCounter(encoding, encoder))
+      // A failed load must not poison every later call.
+      counter.catch(() => TokenCounter.counters.delete(encoding))
+      TokenCounter.counters.set(encoding, counter)
+    }
+    return counter
+  }
+
+  private readonly messages = new WeakMap<object, MessageCount>()
+  private readonly schemas = new WeakMap<object, number>()
+  /** Cache statistics, for tests and debug logs. */
+  readonly stats = { hits: 0, misses: 0 }
+
+  private constructor(
+    readonly encoding: EncodingName,
+    private readonly encoder: Tiktoken,
+  ) {}
+
+  countText(text: string): number {
+    if (!text) return 0
+    // Empty disallow list: text that happens to contain "<|endoftext|>" (tool output, logs) is
+    // ordinary text to us, not an error.
+    return this.encoder.encode(text, [], []).length
+  }
+
+  countMessage(message: ChatMessage): number {
+    const counted = this.countParts(message)
+    return counted.content + counted.toolCalls
+  }
+
+  /** The history's counts by role (spec "Metadata object"); `total_tokens` is the sum of the rest. */
+  tally(messages: readonly ChatMessage[], tools: readonly ToolSchema[] = []): TokenCounts {
+    const counts: TokenCounts = {
+      total_tokens: 0,
+      tools_tokens: this.countTools(tools),
+      system_tokens: 0,
+      user_tokens: 0,
+      tools_to_call_tokens: 0,
+      assistant_tokens: 0,
+      other_tokens: 0,
+    }
+    for (const message of messages) {
+      const { content, toolCalls } = this.countParts(message)
+      if (message.role === "system") counts.system_tokens += content
+      else if (message.role === "user") counts.user_tokens += content
+      else if (message.role === "assistant") {
+        counts.assistant_tokens += content
+        counts.tools_to_call_tokens += toolCalls
+      } else counts.other_tokens += content
+    }
+    counts.total_tokens =
+      counts.tools_tokens +
+      counts.system_tokens +
+      counts.user_tokens +
+      counts.tools_to_call_tokens +
+      counts.assistant_tokens +
+      counts.other_tokens
+    return counts
+  }
+
+  /** Tool definitions as sent; cached by array identity (toolsets build the array once). */
+  countTools(tools: readonly ToolSchema[]): number {
+    if (tools.length === 0) return 0
+    const cached = this.schemas.get(tools)
+    if (cached !== undefined) return cached
+    const total = tools.reduce(
+      (sum, tool) => sum + MESSAGE_OVERHEAD + this.countText(JSON.stringify(tool.function)),
+      0,
+    )
+    this.schemas.set(tools, total)
+    return total
+  }
+
+  /**
+   * The longest prefix of `text` that fits in `maxTokens`, cut at a token boundary. Only the
+   * first maxTokens·8 characters are ever encoded, so a multi-megabyte tool output costs no more
+   * than a small one.
+   */
+  truncateToTokens(text: string, maxTokens: number): string {
+    if (maxTokens <= 0) return ""
+    const bounded =
+      text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
+    const tokens = this.encoder.encode(bounded, [], [])
+    if (tokens.length <= maxTokens && bounded === text) return text
+    const prefix = this.encoder.decode(tokens.slice(0, maxTokens))
+    if (text.startsWith(prefix)) return prefix
+    // A cut inside a multi-byte character decodes to U+FFFD: keep only what matches the original,
+    // without leaving half a surrogate pair.
+    let end = 0
+    while (end < prefix.length && prefix.charCodeAt(end) === text.charCodeAt(end)) end++
+    const last = text.charCodeAt(end - 1)
+    if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--
+    return text.slice(0, end)
+  }
+
+  private countParts(message: ChatMessage): MessageCount {
+    const toolCallsRef = message.role === "assistant" ? message.tool_calls : undefined
+    const cached = this.messages.get(message)
+    if (cached && cached.contentRef === message.content && cached.toolCallsRef === toolCallsRef) {
+      this.stats.hits++
+      return cached
+    }
+    this.stats.misses++
+    let content = MESSAGE_OVERHEAD
+    if (typeof message.content === "string") content += this.countText(message.content)
+    else if (Array.isArray(message.content)) {
+      for (const part of message.content) {
+        if (part.type === "text") content += this.countText(part.text)
+        else content += part.image_url.detail === "low" ? LOW_DETAIL_IMAGE_TOKENS : IMAGE_TOKENS
+      }
+    }
+    let toolCalls = 0
+    for (const call of toolCallsRef ?? []) {
+      toolCalls +=
+        TOOL_CALL_OVERHEAD + this.countText(call.function.name) + this.countText(call.function.arguments)
+    }
+    const counted: MessageCount = { content, toolCalls, contentRef: message.content, toolCallsRef }
+    this.messages.set(message, counted)
+    return counted
+  }
+}
