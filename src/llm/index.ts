@@ -7,7 +7,7 @@ export {
   UNKNOWN_MODEL_DEFAULTS,
 } from "./catalog.ts"
 export { costOf } from "./cost.ts"
-export { type CreateChatModelOptions, createChatModel } from "./create-chat-model.ts"
+export { type CreateChatModelOptions, createChatModel } from "./factory.ts"
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai-model.ts"
 export {
   type Endpoint,

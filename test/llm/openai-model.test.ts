@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { AbortError, ModelError } from "../../src/errors.ts"
-import { createChatModel } from "../../src/llm/create-chat-model.ts"
+import { createChatModel } from "../../src/llm/factory.ts"
 import type { ChatModel, CompletionRequest, ToolSchema } from "../../src/llm/types.ts"
 import { setLogSink } from "../../src/log.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
