@@ -3,6 +3,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { setLogLevel } from "../src/log.ts"
 
 for (const name of Object.keys(process.env)) {
   if (/_API_KEY$|_API_BASE$|^OPENAI_BASE_URL$|^SVC_|^MODEL$|^ENABLED_PROMPTS$|^OVERRIDE_MAX_/.test(name)) {
@@ -10,4 +11,5 @@ for (const name of Object.keys(process.env)) {
   }
 }
 process.env.HOME = mkdtempSync(join(tmpdir(), "dupin-test-home-"))
-process.env.SVC_LOG_LEVEL = "ERROR"
+// Warnings the tests provoke on purpose (retries, unknown models) would bury real failures.
+setLogLevel("ERROR")

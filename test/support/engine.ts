@@ -1,0 +1,44 @@
+import { ToolCallingLLM } from "../../src/agent/tool-calling-llm.ts"
+import type { ContextSettings } from "../../src/context/limits.ts"
+import { createChatModel } from "../../src/llm/factory.ts"
+import type { ModelOverrides } from "../../src/llm/catalog.ts"
+import { ToolExecutor } from "../../src/tool/executor.ts"
+import { buildToolEnv } from "../../src/tool/spawn.ts"
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../../src/tool/tool.ts"
+import type { Toolset } from "../../src/tool/toolset.ts"
+import type { FakeProvider } from "./fake-provider.ts"
+
+export type EngineOptions = {
+  toolsets?: Toolset[]
+  maxSteps?: number
+  model?: string
+  overrides?: ModelOverrides
+  limits?: Partial<ToolLimits>
+  context?: ContextSettings
+  timeoutMs?: number
+  maxRetries?: number
+}
+
+/** A real engine (real openai client over HTTP) against a fake provider. */
+export function engine(fake: FakeProvider, options: EngineOptions = {}): ToolCallingLLM {
+  const model = createChatModel({
+    id: options.model ?? "openai/gpt-4o",
+    apiKey: "test-key",
+    apiBase: fake.url,
+    env: {},
+    retryBaseDelayMs: 1,
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+  })
+  const executor = new ToolExecutor(options.toolsets ?? [], {
+    limits: { ...DEFAULT_TOOL_LIMITS, ...options.limits },
+    env: buildToolEnv(process.env),
+  })
+  return new ToolCallingLLM({
+    model,
+    toolExecutor: executor,
+    ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    ...(options.context ? { context: options.context } : {}),
+  })
+}
