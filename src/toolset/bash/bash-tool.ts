@@ -1,0 +1,125 @@
+import { ToolParameter } from "../../tool/parameter.ts"
+import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
+import { runPipeline } from "../../tool/spawn.ts"
+import { Tool, type ToolContext } from "../../tool/tool.ts"
+import { type ParsedCommand, parseCommand } from "./parse.ts"
+import { type BashPolicyConfig, classifyPipeline } from "./policy.ts"
+import type { Verdict } from "./verdict.ts"
+
+const DESCRIPTION = `Runs one read-only diagnostic command line on this host and returns its output (stdout and stderr).
+A pipeline of simple commands is allowed: \`kubectl get pods -A | grep -v Running | head -n 20\`.
+Not allowed: \`;\` \`&&\` \`||\` \`&\`, redirections (except a final \`2>&1\`), variables, $(…) and backticks, globs, ~, subshells, here-docs.
+Without approval: kubectl get/describe/logs/top/events/explain/api-resources (not secrets), helm list/status/history/get values,
+docker ps/inspect/logs/images, host reads (uptime, free, df, ps, ss, ip addr, systemctl status, journalctl, dmesg, cat /proc/…)
+and filters reading the pipe (grep, head, tail, sort, uniq, wc, cut, tr, jq, sed, awk). Anything else needs a human's approval.`
+
+export type BashToolOptions = Partial<BashPolicyConfig>
+
+/**
+ * `run_bash_command`. The command text is parsed once into argv stages and those exact stages
+ * run, wired by dupin's pipes: no shell ever reads what the model wrote, so an approval covers
+ * exactly the command that was shown.
+ */
+export class BashTool extends Tool {
+  readonly #policy: BashPolicyConfig
+
+  constructor(options: BashToolOptions = {}) {
+    super({
+      name: "run_bash_command",
+      description: DESCRIPTION,
+      parameters: {
+        command: new ToolParameter({
+          type: "string",
+          description: "The command line to run.",
+          allowLeadingDash: true,
+        }),
+        timeout: new ToolParameter({
+          type: "integer",
+          description: "Seconds before the command is killed.",
+          required: false,
+        }),
+      },
+    })
+    this.#policy = { allow: options.allow ?? [], deny: options.deny ?? [], cwd: options.cwd ?? process.cwd() }
+  }
+
+  /** The parse and policy verdict for a command, for approval prompts and tests. */
+  evaluate(command: string): { parsed: ParsedCommand; verdict: Verdict | undefined } {
+    const parsed = parseCommand(command)
+    return { parsed, verdict: parsed.ok ? classifyPipeline(parsed.stages, this.#policy) : undefined }
+  }
+
+  override requiresApproval(params: Record<string, unknown>): boolean | string {
+    const { verdict } = this.evaluate(commandOf(params))
+    // Parse failures and denials are not put to a human: `invoke` refuses them.
+    return verdict?.decision === "approve" ? `Needs approval: ${verdict.reason}.` : false
+  }
+
+  /** The per-call `timeout` becomes the run's time limit (capped by the config's maximum). */
+  override run(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
+    const requested = typeof params.timeout === "number" && params.timeout > 0 ? params.timeout : undefined
+    if (requested === undefined) return super.run(params, context)
+    return super.run(params, { ...context, limits: { ...context.limits, timeoutDefault: requested } })
+  }
+
+  override getParameterizedOneLiner(params: Record<string, unknown>): string {
+    return commandOf(params)
+  }
+
+  protected override async invoke(
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<StructuredToolResult> {
+    const command = commandOf(params)
+    const { parsed, verdict } = this.evaluate(command)
+    if (!parsed.ok) return refused(`Command refused (not run): ${parsed.reason}`, command)
+    if (!verdict || verdict.decision === "deny") {
+      return refused(
+        `Command refused (not run, even with approval): ${verdict?.reason ?? "no verdict"}.`,
+        command,
+      )
+    }
+    if (verdict.decision === "approve" && !context.approved) {
+      return new StructuredToolResult({
+        status: ToolResultStatus.APPROVAL_REQUIRED,
+        error: `Needs approval: ${verdict.reason}.`,
+        invocation: command,
+      })
+    }
+    const seconds = this.effectiveTimeout(context.limits)
+    const result = await runPipeline({
+      stages: parsed.stages,
+      env: context.env,
+      cwd: this.#policy.cwd,
+      timeoutMs: seconds * 1000,
+      signal: context.signal,
+      maxOutputBytes: context.limits.outputMaxBytes,
+    })
+    if (result.aborted) throw context.signal.reason ?? new Error("aborted")
+    const ok = result.exitCode === 0 && !result.timedOut
+    const error = result.timedOut
+      ? `Command timed out after ${seconds} s.`
+      : ok
+        ? null
+        : `Command exited with ${result.exitCode ?? result.signalCode}.`
+    return new StructuredToolResult({
+      status: ok
+        ? result.output.trim()
+          ? ToolResultStatus.SUCCESS
+          : ToolResultStatus.NO_DATA
+        : ToolResultStatus.ERROR,
+      data: result.output,
+      error,
+      returnCode: result.exitCode,
+      invocation: command,
+    })
+  }
+}
+
+function commandOf(params: Record<string, unknown>): string {
+  return typeof params.command === "string" ? params.command : ""
+}
+
+function refused(message: string, command: string): StructuredToolResult {
+  return new StructuredToolResult({ status: ToolResultStatus.ERROR, error: message, invocation: command })
+}

@@ -1,0 +1,38 @@
+import { Type } from "@sinclair/typebox"
+import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
+import { BashTool, type BashToolOptions } from "./bash-tool.ts"
+
+export { BashTool, type BashToolOptions } from "./bash-tool.ts"
+export { type ParsedCommand, parseCommand } from "./parse.ts"
+export { type BashPolicyConfig, classifyPipeline, classifyStage } from "./policy.ts"
+export type { Decision, Verdict } from "./verdict.ts"
+
+/** `toolsets.bash.config`: token-prefix lists that extend the built-in policy. */
+export const BashConfigSchema = Type.Object(
+  {
+    allow: Type.Optional(
+      Type.Array(Type.String(), { description: "argv prefixes allowed without approval" }),
+    ),
+    deny: Type.Optional(Type.Array(Type.String(), { description: "argv prefixes never run, even approved" })),
+  },
+  { additionalProperties: false },
+)
+
+/** The `bash` toolset. Off unless the config enables it (or `ask --bash`). */
+export function createBashToolset(options: BashToolOptions & { enabled?: boolean } = {}): Toolset {
+  const { enabled = false, ...policy } = options
+  return new Toolset({
+    name: "bash",
+    description: "Run read-only shell pipelines; anything else needs approval",
+    enabled,
+    tools: [new BashTool(policy)],
+    tags: [ToolsetTag.CORE],
+    configClasses: [BashConfigSchema],
+    config: {
+      ...(policy.allow ? { allow: [...policy.allow] } : {}),
+      ...(policy.deny ? { deny: [...policy.deny] } : {}),
+    },
+    llmInstructions:
+      "run_bash_command runs one pipeline without a shell: no variables, substitutions, globs, redirections or `;`/`&&`. Prefer the dedicated kubernetes tools when they fit.",
+  })
+}
