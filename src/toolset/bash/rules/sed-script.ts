@@ -55,6 +55,8 @@ export function sedScriptProblem(script: string): string | undefined {
     switch (cmd) {
       case "{":
       case "}":
+        // A block brace may be followed directly by the next command (`/x/{p;d}`).
+        continue
       case "=":
       case "d":
       case "D":

@@ -1,0 +1,111 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { rmSync } from "node:fs"
+import { ToolResultStatus } from "../../../src/tool/result.ts"
+import { CORPUS } from "./corpus.ts"
+import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, shadowSample } from "./harness.ts"
+
+type Vector = {
+  id: string
+  command: string
+  expect: "block" | "run" | "either"
+  class: string
+  proof: string[]
+  shim?: string[]
+}
+type VectorFile = { items: Vector[] }
+
+// CI checks ../shared out beside the repository.
+const VECTORS_URL = new URL("../../../../shared/testdata/holmesgpt-bash-vectors.json", import.meta.url)
+const vectors = ((await Bun.file(VECTORS_URL).json()) as VectorFile).items
+
+const sandbox = new Sandbox()
+afterAll(() => rmSync(sandbox.dir, { recursive: true, force: true }))
+const shadow = shadowSample()
+const RAN = new Set<string>([ToolResultStatus.SUCCESS, ToolResultStatus.NO_DATA])
+
+/** Runs a command without approval and returns what a block must prove. */
+async function attempt(template: string) {
+  const paths = { ...sandbox.fresh(), home: sandbox.home }
+  const command = fill(template, paths)
+  sandbox.clearShimLog()
+  const result = await sandbox.run(command)
+  const output = `${result.dataText()}\n${result.error ?? ""}`
+  return {
+    command,
+    result,
+    output,
+    markerCreated: sandbox.markerExists(paths.marker),
+    victimIntact: sandbox.victimIntact(paths.victim),
+    shimCalls: sandbox.shimCalls(),
+  }
+}
+
+function expectNoSecret(output: string): void {
+  expect(output).not.toContain(CANARY)
+  expect(output).not.toContain(KUBECONFIG_CANARY)
+  if (shadow) expect(output).not.toContain(shadow)
+}
+
+test("the corpus has at least 150 commands and covers every bypass class", () => {
+  expect(CORPUS.length + vectors.length).toBeGreaterThanOrEqual(150)
+  const classes = new Set(CORPUS.map((c) => c.class))
+  for (const cls of [
+    "substitution-in-option-value",
+    "separator-glued",
+    "newline",
+    "ifs-and-variables",
+    "glob",
+    "here-doc-and-here-string",
+    "find-exec",
+    "xargs-and-wrappers",
+    "awk",
+    "sed",
+    "kubectl-mutation-and-exec",
+    "secret-read",
+    "credential-file-read",
+    "environment-dump",
+  ]) {
+    expect(classes.has(cls)).toBe(true)
+  }
+})
+
+describe("dupin corpus", () => {
+  for (const item of CORPUS) {
+    test(`${item.expect} [${item.class}] ${JSON.stringify(item.command)}`, async () => {
+      const outcome = await attempt(item.command)
+      expectNoSecret(outcome.output)
+      expect(outcome.markerCreated).toBe(false)
+      expect(outcome.victimIntact).toBe(true)
+      if (item.expect === "block") {
+        expect(RAN.has(outcome.result.status)).toBe(false)
+        expect(outcome.shimCalls).toEqual([])
+      } else {
+        expect({ status: outcome.result.status, error: outcome.result.error }).toEqual({
+          status: ToolResultStatus.SUCCESS,
+          error: null,
+        })
+      }
+    })
+  }
+})
+
+describe("HolmesGPT vectors", () => {
+  for (const item of vectors) {
+    test(`${item.id} ${item.expect} [${item.class}] ${JSON.stringify(item.command)}`, async () => {
+      const outcome = await attempt(item.command)
+      expectNoSecret(outcome.output)
+      expect(outcome.markerCreated).toBe(false)
+      expect(outcome.victimIntact).toBe(true)
+      if (item.expect === "block") {
+        expect(RAN.has(outcome.result.status)).toBe(false)
+        for (const forbidden of item.shim ?? []) expect(outcome.shimCalls).not.toContain(forbidden)
+        expect(outcome.shimCalls).toEqual([])
+      } else if (item.expect === "run") {
+        expect(outcome.result.status).toBe(ToolResultStatus.SUCCESS)
+      } else if (!RAN.has(outcome.result.status)) {
+        // "either": refusing is fine, but then nothing may have run.
+        expect(outcome.shimCalls).toEqual([])
+      }
+    })
+  }
+})
