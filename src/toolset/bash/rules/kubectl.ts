@@ -207,5 +207,5 @@ const NAMESPACE = new Set(["namespace", "namespaces", "ns"])
 
 /** `pods,secrets`, `secret/x`, `secrets.v1.`, `Secret`: resource names as kubectl reads them. */
 function isResource(word: string, names: Set<string>): boolean {
-  return word.split(",").some((piece) => names.has(piece.split("/")[0]!.split(".")[0]!.toLowerCase()))
+  return word.split(",").some((piece) => names.has(piece.split("/")[0]!.split(".")[0]!.trim().toLowerCase()))
 }
