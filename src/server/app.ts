@@ -1,0 +1,115 @@
+import { Elysia } from "elysia"
+import type { Config } from "../config/config.ts"
+import { RequestError } from "../errors.ts"
+import { log } from "../log.ts"
+import { ApprovalSigner } from "./approvals.ts"
+import { authenticate, OPEN_PATHS } from "./auth.ts"
+import { readJsonBody } from "./body.ts"
+import { ChatRequest } from "./chat-request.ts"
+import { errorResponse } from "./errors.ts"
+import { handleChat } from "./routes/chat.ts"
+import { info, Readiness, readyz } from "./routes/ops.ts"
+import { ActiveRuns } from "./runs.ts"
+import { ServerMetrics } from "./telemetry.ts"
+
+export type AppOptions = {
+  /** Shared with `startServer`, whose shutdown drains them. */
+  runs?: ActiveRuns
+  metrics?: ServerMetrics
+  /** Milliseconds between `: ping` comments on an idle stream (default 15 s). */
+  pingIntervalMs?: number
+  /** Clock for approval signatures (tests of expiry). */
+  now?: () => number
+}
+
+type RequestInfo = { start: number; model?: string }
+
+/**
+ * The HTTP API (CONTRACT §5) as an Elysia app. Listen with `app.listen(...)`, or use
+ * `startServer` for the CLI's checks and graceful shutdown.
+ */
+export function createApp(config: Config, options: AppOptions = {}) {
+  const runs = options.runs ?? new ActiveRuns()
+  const metrics = options.metrics ?? new ServerMetrics()
+  const signer = new ApprovalSigner({
+    secret: config.server.approvalSecret,
+    ttlSeconds: config.server.approvalTtl,
+    ...(options.now ? { now: options.now } : {}),
+  })
+  const readiness = new Readiness(config)
+  const requests = new WeakMap<Request, RequestInfo>()
+  let server: { timeout(request: Request, seconds: number): void } | null = null
+
+  const chatDeps = {
+    config,
+    signer,
+    metrics,
+    runs,
+    pingIntervalMs: options.pingIntervalMs,
+    keepOpen: (request: Request) => server?.timeout(request, 0),
+    noteModel: (request: Request, model: string) => {
+      const entry = requests.get(request)
+      if (entry) entry.model = model
+    },
+  }
+
+  return (
+    new Elysia({
+      serve: {
+        // Our own reader enforces max_body_bytes with the contract's 413 body; Bun's cap (plain
+        // 413) sits above it and only stops bodies that would never be read anyway.
+        maxRequestBodySize: config.server.maxBodyBytes + 1024 * 1024,
+      },
+    })
+      .onStart(({ server: s }) => {
+        server = s
+      })
+      // Auth runs before routing and body parsing: an anonymous client costs nothing.
+      .onRequest(({ request, server: s }) => {
+        server ??= s
+        requests.set(request, { start: performance.now() })
+        if (!OPEN_PATHS.has(new URL(request.url).pathname))
+          authenticate(request.headers, config.server.authToken)
+      })
+      // Every body is read as JSON under the byte cap, whatever its Content-Type says.
+      .onParse(async ({ request }) => {
+        const body = await readJsonBody(request, config.server.maxBodyBytes)
+        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          throw new RequestError("The request body must be a JSON object.", { kind: "schema" })
+        }
+        return body
+      })
+      .onError(({ code, error }) => errorResponse(error, code))
+      .onAfterResponse(({ request, set, responseValue, route }) => {
+        const entry = requests.get(request)
+        const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+        const seconds = entry ? (performance.now() - entry.start) / 1000 : 0
+        const path = new URL(request.url).pathname
+        const routeLabel = route || "unmatched"
+        metrics.requests.inc({ method: request.method, route: routeLabel, status: String(status) })
+        metrics.latency.observe(seconds, { method: request.method, route: routeLabel })
+        // No headers, no body: tokens and questions stay out of the log.
+        log.info("request", {
+          method: request.method,
+          path,
+          status,
+          duration_ms: Math.round(seconds * 1000),
+          ...(entry?.model ? { model: entry.model } : {}),
+        })
+      })
+      .get("/healthz", () => ({ status: "ok" }))
+      .get("/readyz", () => readyz(readiness, runs))
+      .get("/api/model", () => ({ model_name: config.modelNames() }))
+      .get("/api/info", () => info(config, readiness))
+      .get(
+        "/metrics",
+        () =>
+          new Response(metrics.registry.render(), {
+            headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+          }),
+      )
+      .post("/api/chat", ({ body, request }) => handleChat(body, request, chatDeps), { body: ChatRequest })
+  )
+}
+
+export type App = ReturnType<typeof createApp>

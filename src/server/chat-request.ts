@@ -1,0 +1,45 @@
+import { t } from "elysia"
+
+/**
+ * The body of `POST /api/chat` (spec "Chat request body"). Failing this schema is a 422; what is
+ * well-formed but wrong (history pairing, unknown model, ...) is checked later and is a 400.
+ * Optional fields also accept `null`, which clients that serialise absent values send.
+ */
+const opt = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Optional(t.Nullable(schema))
+
+const ImageObject = t.Object({
+  url: t.String({ minLength: 1 }),
+  detail: opt(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("auto")])),
+  format: opt(t.String()),
+})
+
+export const ToolDecision = t.Object({
+  tool_call_id: t.String({ minLength: 1 }),
+  approved: t.Boolean(),
+  feedback: opt(t.String()),
+})
+
+export const ChatRequest = t.Object({
+  ask: opt(t.String()),
+  // Messages are checked by validateHistory, which explains pairing and role problems precisely.
+  conversation_history: opt(t.Array(t.Record(t.String(), t.Unknown()))),
+  model: opt(t.String({ minLength: 1 })),
+  response_format: opt(
+    t.Object({
+      type: t.Literal("json_schema"),
+      json_schema: t.Object({
+        name: opt(t.String()),
+        strict: opt(t.Boolean()),
+        schema: t.Record(t.String(), t.Unknown()),
+      }),
+    }),
+  ),
+  images: opt(t.Array(t.Union([t.String({ minLength: 1 }), ImageObject]))),
+  stream: opt(t.Boolean()),
+  enable_tool_approval: opt(t.Boolean()),
+  additional_system_prompt: opt(t.String()),
+  behavior_controls: opt(t.Record(t.String(), t.Boolean())),
+  tool_decisions: opt(t.Array(ToolDecision)),
+})
+
+export type ChatRequestBody = typeof ChatRequest.static

@@ -1,0 +1,74 @@
+import { DupinError, type FieldError, RequestError } from "../errors.ts"
+import { log } from "../log.ts"
+
+/** CONTRACT §5: the one error body every failure of the API uses. */
+export type ErrorBody = { detail: string; error_code: number; errors?: FieldError[] }
+
+export type MappedError = { status: number; body: ErrorBody }
+
+/** What Elysia's ValidationError exposes about each schema failure. */
+type ValidationIssue = { path?: string; message?: string; summary?: string }
+
+const MAX_FIELD_ERRORS = 20
+
+/**
+ * The single mapping from anything thrown while serving a request to a status and body. `code` is
+ * Elysia's error code (`VALIDATION`, `PARSE`, `NOT_FOUND`, ...) when Elysia raised the error.
+ */
+export function mapError(error: unknown, code?: unknown): MappedError {
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof DupinError)
+    return fromDupin(error.cause)
+  if (error instanceof DupinError) return fromDupin(error)
+  switch (code) {
+    case "VALIDATION":
+      return fromDupin(validationError(error))
+    case "PARSE":
+      return fromDupin(new RequestError("The request body is not valid JSON.", { kind: "schema" }))
+    case "NOT_FOUND":
+      return { status: 404, body: { detail: "No such route.", error_code: 4040 } }
+  }
+  // Anything else is a bug or an infrastructure fault: log it, and tell the caller no internals.
+  log.error("request failed", {
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  })
+  return { status: 500, body: { detail: "Internal server error.", error_code: 1 } }
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  })
+}
+
+export function errorResponse(error: unknown, code?: unknown): Response {
+  const { status, body } = mapError(error, code)
+  // RFC 9110: a 401 names the scheme the client should use.
+  return jsonResponse(status, body, status === 401 ? { "www-authenticate": "Bearer" } : {})
+}
+
+function fromDupin(error: DupinError): MappedError {
+  return { status: error.status, body: error.toJSON() }
+}
+
+/** Elysia's schema failure as CONTRACT §5's 422 with one entry per failing field. */
+function validationError(error: unknown): RequestError {
+  const all = (error as { all?: unknown }).all
+  const issues: ValidationIssue[] = Array.isArray(all) ? all : []
+  const errors: FieldError[] = []
+  const seen = new Set<string>()
+  for (const issue of issues) {
+    const path = issue.path || "/"
+    const message = issue.summary || issue.message || "invalid value"
+    const key = `${path}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    errors.push({ path, message })
+    if (errors.length >= MAX_FIELD_ERRORS) break
+  }
+  const first = errors[0]
+  const detail = first
+    ? `The request body does not match the schema: ${first.message} (at ${first.path}).`
+    : "The request body does not match the schema."
+  return new RequestError(detail, { kind: "schema", errors })
+}

@@ -1,0 +1,188 @@
+import type { ApprovalDecision, ApprovalMode } from "../agent/approval.ts"
+import type { AgentOptions } from "../agent/loop.ts"
+import { buildInitialAskMessages, buildUserMessage } from "../agent/prompt/messages.ts"
+import {
+  isPromptSection,
+  PROMPT_SECTIONS,
+  type PromptSection,
+  resolveSections,
+} from "../agent/prompt/sections.ts"
+import type { Config } from "../config/config.ts"
+import { RequestError } from "../errors.ts"
+import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
+import type { ApprovalSigner } from "./approvals.ts"
+import type { ChatRequestBody } from "./chat-request.ts"
+import { validateHistory } from "./history.ts"
+import { toImageParts } from "./images.ts"
+import { structuredOutput } from "./response-format.ts"
+
+/** A validated chat request, ready to run: everything that can be refused has been refused. */
+export type ChatPlan = {
+  stream: boolean
+  model: ChatModel
+  /** runAgent's options except the abort signal, which belongs to the connection. */
+  agent: Omit<AgentOptions, "signal">
+}
+
+/**
+ * Checks a schema-valid request against the configuration and the history it carries, and builds
+ * the agent run. Throws RequestError (400) for anything well-formed but wrong, before any model
+ * call or tool run, so a stream request gets a real status too.
+ */
+export async function prepareChat(
+  body: ChatRequestBody,
+  config: Config,
+  signer: ApprovalSigner,
+): Promise<ChatPlan> {
+  const decisions = body.tool_decisions?.length ? body.tool_decisions : undefined
+  const ask = body.ask ?? ""
+  if (!decisions && ask.trim() === "") {
+    throw new RequestError(
+      "ask is required (it may be omitted only on a follow-up that carries tool_decisions).",
+      {
+        kind: "schema",
+        errors: [{ path: "/ask", message: "Expected a non-empty question" }],
+      },
+    )
+  }
+
+  const model = config.createModel(body.model ?? undefined)
+  const sections = resolveSections(config.enabledPrompts, behaviorControls(body.behavior_controls))
+  const structured = body.response_format ? structuredOutput(body.response_format) : undefined
+  const images = imageParts(body, model, config)
+  const executor = config.toolExecutor()
+  const runbooks = config.getRunbookCatalog()
+  const userMessage = () =>
+    buildUserMessage({ initialUserPrompt: ask, runbooks, images, toolExecutor: executor }, sections)
+
+  let messages: ChatMessage[]
+  let firstTurn = true
+  let decisionMap: Map<string, ApprovalDecision> | undefined
+  let followUp: ChatMessage | undefined
+  if (body.conversation_history) {
+    const history = validateHistory(body.conversation_history)
+    firstTurn = !history.hasAssistant
+    messages = history.messages
+    if (decisions) {
+      decisionMap = checkDecisions(decisions, history.pending, signer)
+      // An empty ask resumes from the history; a question (or images) becomes a new user message.
+      if (ask.trim() !== "" || images.length > 0) followUp = userMessage()
+    } else {
+      if (history.pending.length > 0) {
+        throw new RequestError(
+          `The conversation has tool calls waiting for approval (${history.pending.map((c) => c.id).join(", ")}); send tool_decisions for them.`,
+        )
+      }
+      messages.push(userMessage())
+    }
+  } else {
+    if (decisions)
+      throw new RequestError("tool_decisions need the conversation_history that asked for approval.")
+    // ensureReady happens inside: the system prompt lists toolsets whose prerequisites failed.
+    messages = await buildInitialAskMessages({
+      initialUserPrompt: ask,
+      toolExecutor: executor,
+      runbooks,
+      systemPromptAdditions: joinAdditions(config.systemPromptAdditions, body.additional_system_prompt),
+      clusterName: config.clusterName,
+      sections,
+      images,
+    })
+  }
+
+  const approval: ApprovalMode = body.enable_tool_approval
+    ? { kind: "pause", sign: (call) => signer.sign(call) }
+    : { kind: "off" }
+  return {
+    stream: body.stream ?? false,
+    model,
+    agent: {
+      model,
+      executor,
+      messages,
+      maxSteps: config.maxSteps,
+      approval,
+      context: config.context,
+      followUpActions: firstTurn ? [...config.followUpActions] : [],
+      ...(structured ?? {}),
+      ...(decisionMap ? { decisions: decisionMap } : {}),
+      ...(followUp ? { followUp } : {}),
+    },
+  }
+}
+
+function behaviorControls(
+  controls: Record<string, boolean> | null | undefined,
+): Partial<Record<PromptSection, boolean>> {
+  if (!controls) return {}
+  const unknown = Object.keys(controls).filter((k) => !isPromptSection(k))
+  if (unknown.length > 0) {
+    throw new RequestError(
+      `behavior_controls has unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Valid keys: ${PROMPT_SECTIONS.join(", ")}.`,
+    )
+  }
+  return controls
+}
+
+function imageParts(body: ChatRequestBody, model: ChatModel, config: Config): ContentPart[] {
+  const images = body.images ?? []
+  if (images.length === 0) return []
+  // Unknown models default to vision (CONTRACT §4): only a catalog or config "no" refuses.
+  if (model.info.supportsVision === false) {
+    throw new RequestError(`Model ${model.name} does not accept images; use a vision-enabled model.`)
+  }
+  return toImageParts(
+    images.map((image) =>
+      typeof image === "string"
+        ? image
+        : { url: image.url, detail: image.detail ?? undefined, format: image.format ?? undefined },
+    ),
+    config.imageLimits,
+  )
+}
+
+/**
+ * Every pending call needs exactly one decision and a valid signature before anything runs: a
+ * client may decide a call, never alter or invent one. Returns the decisions by call id.
+ */
+function checkDecisions(
+  decisions: ReadonlyArray<{ tool_call_id: string; approved: boolean; feedback?: string | null | undefined }>,
+  pending: readonly ToolCall[],
+  signer: ApprovalSigner,
+): Map<string, ApprovalDecision> {
+  if (pending.length === 0) {
+    throw new RequestError(
+      "tool_decisions were sent, but the conversation has no tool call waiting for approval.",
+    )
+  }
+  const byId = new Map<string, ApprovalDecision>()
+  for (const d of decisions) {
+    if (byId.has(d.tool_call_id)) throw new RequestError(`tool_decisions names ${d.tool_call_id} twice.`)
+    byId.set(d.tool_call_id, { approved: d.approved, ...(d.feedback ? { feedback: d.feedback } : {}) })
+  }
+  const pendingIds = new Set(pending.map((c) => c.id))
+  const stray = [...byId.keys()].filter((id) => !pendingIds.has(id))
+  if (stray.length > 0) {
+    throw new RequestError(
+      `tool_decisions names ${stray.join(", ")}, which is not a tool call waiting for approval.`,
+    )
+  }
+  const missing = pending.filter((c) => !byId.has(c.id)).map((c) => c.id)
+  if (missing.length > 0) {
+    throw new RequestError(
+      `Every tool call waiting for approval needs a decision; missing: ${missing.join(", ")}.`,
+    )
+  }
+  // All signatures are checked, denied calls included: a forged history is refused as a whole.
+  for (const call of pending) {
+    const problem = signer.verify(call)
+    if (problem)
+      throw new RequestError(`Tool call ${call.id} (${call.function.name}) cannot be decided: ${problem}.`)
+  }
+  return byId
+}
+
+function joinAdditions(...parts: Array<string | null | undefined>): string | undefined {
+  const kept = parts.map((p) => p?.trim()).filter((p): p is string => Boolean(p))
+  return kept.length > 0 ? kept.join("\n\n") : undefined
+}

@@ -1,0 +1,86 @@
+import type { StreamMessage } from "../../agent/events.ts"
+import { runAgent } from "../../agent/loop.ts"
+import type { Config } from "../../config/config.ts"
+import type { ApprovalSigner } from "../approvals.ts"
+import type { ChatRequestBody } from "../chat-request.ts"
+import { collectResponse } from "../chat-response.ts"
+import { jsonResponse } from "../errors.ts"
+import { prepareChat } from "../prepare-chat.ts"
+import { type ActiveRuns, ClientGone, ServerShuttingDown } from "../runs.ts"
+import { sseResponse } from "../sse.ts"
+import type { ServerMetrics } from "../telemetry.ts"
+
+export type ChatDeps = {
+  config: Config
+  signer: ApprovalSigner
+  metrics: ServerMetrics
+  runs: ActiveRuns
+  pingIntervalMs: number | undefined
+  /** Lifts the connection's idle timeout: a run may be silent for minutes (non-stream) or between pings. */
+  keepOpen: (request: Request) => void
+  /** Records the model of the request for the access log. */
+  noteModel: (request: Request, model: string) => void
+}
+
+/**
+ * `POST /api/chat`. Everything that can be refused is refused by `prepareChat` before the run
+ * starts, so stream requests get real statuses too. The run's signal is aborted when the client
+ * goes away (and by shutdown), which stops the provider call and kills the tool process groups.
+ */
+export async function handleChat(body: ChatRequestBody, request: Request, deps: ChatDeps): Promise<Response> {
+  if (deps.runs.closing) throw new ServerShuttingDown()
+  const plan = await prepareChat(body, deps.config, deps.signer)
+  deps.noteModel(request, plan.model.name)
+  for (const decision of plan.agent.decisions?.values() ?? []) {
+    deps.metrics.approvals.inc({ outcome: decision.approved ? "approved" : "denied" })
+  }
+  deps.keepOpen(request)
+
+  const abort = new AbortController()
+  const onClientGone = () => {
+    if (!abort.signal.aborted) abort.abort(new ClientGone())
+  }
+  request.signal.addEventListener("abort", onClientGone, { once: true })
+  const observe = deps.metrics.observer(plan.model.name)
+  const events = runAgent({ ...plan.agent, signal: abort.signal })
+
+  if (plan.stream) {
+    deps.metrics.activeStreams.add(1)
+    const { promise: closed, resolve } = Promise.withResolvers<void>()
+    deps.runs.track(abort, closed)
+    return sseResponse(observed(events, observe), {
+      abort,
+      pingIntervalMs: deps.pingIntervalMs,
+      onClose: (_outcome, errorCode) => {
+        deps.metrics.activeStreams.add(-1)
+        if (errorCode !== undefined) deps.metrics.chatErrors.inc({ error_code: String(errorCode) })
+        request.signal.removeEventListener("abort", onClientGone)
+        resolve()
+      },
+    })
+  }
+
+  const run = collectResponse(events, observe)
+  deps.runs.track(abort, run)
+  try {
+    return jsonResponse(200, await run)
+  } catch (error) {
+    // Shutdown ended the run: say so rather than report the abort it caused.
+    if (abort.signal.reason instanceof ServerShuttingDown) throw abort.signal.reason
+    const code = (error as { errorCode?: unknown }).errorCode
+    deps.metrics.chatErrors.inc({ error_code: typeof code === "number" ? String(code) : "1" })
+    throw error
+  } finally {
+    request.signal.removeEventListener("abort", onClientGone)
+  }
+}
+
+async function* observed(
+  events: AsyncGenerator<StreamMessage, void>,
+  observe: (message: StreamMessage) => void,
+): AsyncGenerator<StreamMessage, void> {
+  for await (const message of events) {
+    observe(message)
+    yield message
+  }
+}

@@ -1,0 +1,65 @@
+import pkg from "../../../package.json" with { type: "json" }
+import type { Config } from "../../config/config.ts"
+import { errorMessage } from "../../errors.ts"
+import { jsonResponse } from "../errors.ts"
+import type { ActiveRuns } from "../runs.ts"
+
+export const VERSION: string = pkg.version
+
+/** Whether config and toolsets are loaded (`/readyz`). Prerequisite checks run in the background. */
+export class Readiness {
+  ready = false
+  error: string | undefined
+
+  constructor(config: Config) {
+    try {
+      config
+        .toolExecutor()
+        .ensureReady()
+        .then(
+          () => {
+            this.ready = true
+          },
+          (error: unknown) => {
+            this.error = `Toolsets could not be checked: ${errorMessage(error)}`
+          },
+        )
+    } catch (error) {
+      // A broken toolset file: the server still answers, but says why it is not ready.
+      this.error = errorMessage(error)
+    }
+  }
+}
+
+export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
+  if (runs.closing) return jsonResponse(503, { status: "shutting_down" })
+  if (!readiness.ready) {
+    return jsonResponse(503, { status: "starting", ...(readiness.error ? { detail: readiness.error } : {}) })
+  }
+  return jsonResponse(200, { status: "ok" })
+}
+
+/** `GET /api/info`: what an operator checks first when answers look wrong. */
+export function info(config: Config, readiness: Readiness): Record<string, unknown> {
+  let toolsets: Array<Record<string, unknown>> = []
+  try {
+    toolsets = config.toolExecutor().toolsets.map((t) => ({
+      name: t.name,
+      enabled: t.enabled,
+      status: t.status,
+      error: t.error ?? null,
+      tools: t.tools.map((tool) => tool.name),
+    }))
+  } catch (error) {
+    toolsets = [
+      { name: "(toolsets)", enabled: false, status: "failed", error: errorMessage(error), tools: [] },
+    ]
+  }
+  return {
+    version: VERSION,
+    ready: readiness.ready,
+    default_model: config.model ?? config.modelNames()[0] ?? null,
+    models: config.modelNames(),
+    toolsets,
+  }
+}
