@@ -1,0 +1,51 @@
+import type { ApprovalCallback, ApprovalDecision } from "../../agent/approval.ts"
+import type { PendingApproval } from "../../agent/events.ts"
+import { formatCall } from "./format.ts"
+import type { LineReader } from "./line-reader.ts"
+import type { Progress } from "./progress.ts"
+
+/** What the model is told when nobody can be asked (CONTRACT §2: "the model is told so"). */
+export const NO_TTY_FEEDBACK = "No TTY to ask for approval; rerun with --yes or interactively."
+
+/** `--yes`: approve everything. The hard-deny list is enforced by the tools themselves. */
+export const approveAll: ApprovalCallback = () => true
+
+/** No terminal and no `--yes`: deny, and tell the model how the user could allow it. */
+export const denyWithoutTerminal: ApprovalCallback = () => ({ approved: false, feedback: NO_TTY_FEEDBACK })
+
+/**
+ * Asks on the terminal: `Run restart_service(service=nginx)? [y/N]`, then an optional feedback
+ * line when denied. Calls of one step run concurrently, so questions are queued and asked one at
+ * a time.
+ */
+export function askOnTerminal(
+  reader: LineReader,
+  progress: Progress,
+  write: (text: string) => void,
+): ApprovalCallback {
+  let queue: Promise<unknown> = Promise.resolve()
+  return (pending) => {
+    const decision = queue.then(() => ask(pending))
+    queue = decision.catch(() => undefined)
+    return decision
+  }
+
+  async function ask(pending: PendingApproval): Promise<ApprovalDecision> {
+    progress.hold()
+    try {
+      const call = formatCall(pending.tool_name, pending.params)
+      if (pending.description && pending.description !== call) write(`  ${pending.description}\n`)
+      const answer = await reader.read(`Run ${call}? [y/N] `, { fresh: true })
+      if (answer === null)
+        return { approved: false, feedback: "The user closed the input without answering." }
+      if (/^\s*y(es)?\s*$/i.test(answer)) {
+        progress.restartClock(pending.tool_call_id)
+        return { approved: true }
+      }
+      const feedback = await reader.read("Feedback for the model (optional, Enter to skip): ")
+      return { approved: false, feedback: feedback?.trim() || undefined }
+    } finally {
+      progress.release()
+    }
+  }
+}

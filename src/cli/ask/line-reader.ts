@@ -1,0 +1,46 @@
+import { createInterface } from "node:readline"
+
+/**
+ * Reads lines typed on the terminal. The terminal stays in cooked mode (readline's `terminal:
+ * false`): the kernel does line editing, Ctrl+D is end of input and Ctrl+C stays a real SIGINT
+ * even while a run is going, which raw mode would swallow.
+ */
+export class LineReader {
+  readonly #write: (text: string) => void
+  readonly #queued: string[] = []
+  #waiting: ((line: string | null) => void) | undefined
+  #closed = false
+
+  constructor(input: NodeJS.ReadableStream, write: (text: string) => void) {
+    this.#write = write
+    const rl = createInterface({ input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY })
+    rl.on("line", (line) => {
+      const waiting = this.#waiting
+      this.#waiting = undefined
+      if (waiting) waiting(line)
+      else this.#queued.push(line)
+    })
+    rl.on("close", () => {
+      this.#closed = true
+      const waiting = this.#waiting
+      this.#waiting = undefined
+      waiting?.(null)
+    })
+  }
+
+  /**
+   * Shows `prompt` and resolves with the next line, or null at end of input. `fresh` drops lines
+   * typed before the prompt appeared: an approval must be answered to the question on screen,
+   * not by text typed ahead during the run.
+   */
+  read(prompt: string, options: { fresh?: boolean } = {}): Promise<string | null> {
+    if (options.fresh) this.#queued.length = 0
+    this.#write(prompt)
+    const queued = this.#queued.shift()
+    if (queued !== undefined) return Promise.resolve(queued)
+    if (this.#closed) return Promise.resolve(null)
+    return new Promise((resolve) => {
+      this.#waiting = resolve
+    })
+  }
+}

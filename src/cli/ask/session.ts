@@ -1,0 +1,105 @@
+import type { ApprovalCallback } from "../../agent/approval.ts"
+import type { Metadata } from "../../agent/events.ts"
+import type { AttachedFile } from "../../agent/prompt/build.ts"
+import { buildInitialAskMessages, buildUserMessage } from "../../agent/prompt/messages.ts"
+import { resolveSections } from "../../agent/prompt/sections.ts"
+import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
+import type { Config } from "../../config/config.ts"
+import { ModelError } from "../../errors.ts"
+import type { ChatMessage } from "../../llm/types.ts"
+import type { CallRecorder } from "./call-recorder.ts"
+import type { Progress } from "./progress.ts"
+import { type ResponseBody, responseBody, type ToolCallItem, toolCallItem } from "./response-body.ts"
+
+export type SessionInit = {
+  config: Config
+  llm: ToolCallingLLM
+  recorder: CallRecorder
+  progress: Progress
+  approval: ApprovalCallback
+  /** Context attached to every conversation's opening question (again after `/clear`). */
+  attachments?: Attachments
+}
+
+export type Attachments = {
+  /** `-f` files, read when a conversation starts. */
+  filePaths?: readonly string[]
+  /** Already-read attachments (piped stdin). */
+  files?: readonly AttachedFile[]
+}
+
+/**
+ * One `ask` conversation: the first question gets the full system prompt and attachments, each
+ * follow-up is a new user message on the returned history. A run that fails or is interrupted
+ * leaves the conversation as it was before that question.
+ */
+export class AskSession {
+  readonly #init: SessionInit
+  readonly #sections
+  #history: ChatMessage[] | undefined
+  #metadata: Metadata | undefined
+
+  constructor(init: SessionInit) {
+    this.#init = init
+    this.#sections = resolveSections(init.config.enabledPrompts)
+  }
+
+  /** The metadata of the last answer (`/context`). */
+  get metadata(): Metadata | undefined {
+    return this.#metadata
+  }
+
+  /** Starts over (`/clear`): the next question opens a new conversation. */
+  clear(): void {
+    this.#history = undefined
+    this.#metadata = undefined
+    this.#init.recorder.clear()
+  }
+
+  async ask(question: string, signal: AbortSignal): Promise<ResponseBody> {
+    const { config, llm, progress } = this.#init
+    const first = this.#history === undefined
+    const messages = first
+      ? await this.#opening(question)
+      : [...(this.#history ?? []), this.#followUp(question)]
+    const toolCalls: ToolCallItem[] = []
+    const events = llm.callStream(messages, {
+      approvalCallback: this.#init.approval,
+      signal,
+      // CONTRACT §5: the configured actions on a first turn, none on later ones.
+      followUpActions: first ? [...config.followUpActions] : [],
+    })
+    for await (const event of events) {
+      progress.onEvent(event)
+      if (event.event === "tool_calling_result") toolCalls.push(toolCallItem(event.data))
+      if (event.event === "ai_answer_end") {
+        this.#history = event.data.conversation_history
+        this.#metadata = event.data.metadata
+        return responseBody(event.data, toolCalls)
+      }
+    }
+    throw new ModelError("The conversation ended without an answer.", "invalid_response")
+  }
+
+  #opening(question: string): Promise<ChatMessage[]> {
+    const { config, llm, attachments } = this.#init
+    return buildInitialAskMessages({
+      initialUserPrompt: question,
+      filePaths: [...(attachments?.filePaths ?? [])],
+      files: [...(attachments?.files ?? [])],
+      toolExecutor: llm.toolExecutor,
+      runbooks: config.getRunbookCatalog(),
+      systemPromptAdditions: config.systemPromptAdditions,
+      clusterName: config.clusterName,
+      sections: this.#sections,
+    })
+  }
+
+  #followUp(text: string): ChatMessage {
+    const { config, llm } = this.#init
+    return buildUserMessage(
+      { initialUserPrompt: text, runbooks: config.getRunbookCatalog(), toolExecutor: llm.toolExecutor },
+      this.#sections,
+    )
+  }
+}

@@ -1,0 +1,52 @@
+import { Config, type ConfigInit } from "../config/config.ts"
+import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
+import { readConfigFile } from "../config/file.ts"
+import { type LogLevel, setLogLevel } from "../log.ts"
+
+export type CliConfigOptions = {
+  /** `--config`; wins over `SVC_CONFIG_PATH`. */
+  configPath?: string | undefined
+  /** `--model`; wins over the file's `model` and `MODEL`. */
+  model?: string | undefined
+  maxSteps?: number | undefined
+  /** `--toolset-file`, added after the file's `custom_toolsets`. */
+  toolsetFiles?: readonly string[]
+  /** `--bash`. */
+  enableBash?: boolean
+}
+
+/**
+ * The one place the CLI turns flags and environment into a Config (CONTRACT §2 and §3):
+ * `--config` > `SVC_CONFIG_PATH` > no file (model from `--model`/`MODEL`, keys from the environment).
+ */
+export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()): Config {
+  const path = options.configPath ?? (env.SVC_CONFIG_PATH || undefined)
+  const overrides: ConfigInit = {
+    env,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+    ...(options.enableBash ? { enableBash: true } : {}),
+  }
+  const extraToolsets = options.toolsetFiles ?? []
+  if (!path) {
+    return new Config({
+      ...overrides,
+      ...(extraToolsets.length ? { customToolsets: [...extraToolsets] } : {}),
+    })
+  }
+  if (extraToolsets.length > 0) {
+    // Overrides replace file values, but --toolset-file must add to the file's custom_toolsets,
+    // not drop them; the file is small, so reading its list here costs nothing noticeable.
+    const fromFile = readConfigFile(path).custom_toolsets ?? []
+    overrides.customToolsets = [...fromFile, ...extraToolsets]
+  }
+  return Config.loadFromFile(path, overrides)
+}
+
+/**
+ * Applies `SVC_LOG_LEVEL` (logs go to stderr). `fallback` is the level when the variable is unset:
+ * `ask` uses WARN so its progress lines stay readable.
+ */
+export function applyLogLevel(fallback: LogLevel, env: Env = processEnv()): void {
+  setLogLevel(env.SVC_LOG_LEVEL?.trim() ? parseLogLevel(env.SVC_LOG_LEVEL) : fallback)
+}

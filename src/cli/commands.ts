@@ -1,0 +1,155 @@
+import type { OptionSpecs, ParsedArgs } from "./args.ts"
+
+/** A command's implementation: resolves to the process exit code. */
+export type CommandRun = (args: ParsedArgs) => Promise<number>
+
+/**
+ * The command table: options and help live here, implementations are loaded only when chosen, so
+ * `dupin version` or `dupin ask --help` never evaluates the server or the engine.
+ */
+export type CommandEntry = {
+  summary: string
+  options: OptionSpecs
+  help: string
+  load: () => Promise<CommandRun>
+}
+
+const CONFIG_HELP =
+  "  --config FILE       config file (default: $SVC_CONFIG_PATH; without one, --model or $MODEL)"
+
+export const COMMANDS: Record<string, CommandEntry> = {
+  ask: {
+    summary: "Ask one question, answer on stdout, then follow-ups on a terminal",
+    options: {
+      config: { type: "string" },
+      model: { type: "string" },
+      file: { type: "string", short: "f", multiple: true },
+      json: { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
+      "no-interactive": { type: "boolean" },
+      "max-steps": { type: "string" },
+      "toolset-file": { type: "string", multiple: true },
+      bash: { type: "boolean" },
+    },
+    help: `Usage: dupin ask [QUESTION] [options]
+
+Investigates QUESTION with the enabled toolsets. Progress (each tool call, its duration and
+status) goes to stderr, the markdown answer to stdout. Piped stdin is attached as context.
+On a terminal, tools that need approval ask y/N, and follow-up questions are read after the
+answer: /exit (or Ctrl+D) quits, /clear starts over, /tools lists tools, /context shows token use.
+Ctrl+C stops the current run; twice within 2 s exits.
+
+Options:
+${CONFIG_HELP}
+  --model NAME        model: a modelList key, or a provider/model id (e.g. openai/gpt-4.1)
+  -f, --file FILE     attach a file as context (repeatable)
+  --json              print the API response body (analysis, conversation_history, tool_calls,
+                      follow_up_actions, metadata) instead of the answer; no follow-ups
+  -y, --yes           approve every tool call that asks (the hard-deny list still applies)
+  --no-interactive    exit after the answer, even on a terminal
+  --max-steps N       at most N model calls (default: config max_steps, or 100)
+  --toolset-file FILE load a YAML toolset file (repeatable)
+  --bash              enable the bash toolset (run_bash_command)
+
+Examples:
+  dupin ask "why is the checkout pod restarting?" --model openai/gpt-4.1
+  kubectl logs deploy/api --tail=200 | dupin ask "what is failing here?"
+  dupin ask "is nginx healthy?" -f /etc/nginx/nginx.conf --no-interactive
+  dupin ask "restart the stuck worker" --toolset-file ./ops.yaml --yes --json > run.json
+
+Without a terminal and without --yes, calls that need approval are denied and the model is told.
+Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130 interrupted.`,
+    load: async () => (await import("./commands/ask.ts")).askCommand,
+  },
+  serve: {
+    summary: "Run the HTTP API server",
+    options: {
+      config: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      insecure: { type: "boolean" },
+    },
+    help: `Usage: dupin serve [options]
+
+Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics).
+
+Options:
+${CONFIG_HELP}
+  --host H            listen address (default: $SVC_HOST, server.host, or 127.0.0.1)
+  --port P            listen port (default: $SVC_PORT, server.port, or 5050)
+  --insecure          allow a non-loopback address without an auth token
+
+A non-loopback address needs server.auth_token (or $SVC_AUTH_TOKEN) unless --insecure is given.
+
+Examples:
+  dupin serve --config /etc/dupin/config.yaml
+  SVC_AUTH_TOKEN=$(openssl rand -hex 32) dupin serve --host 0.0.0.0 --port 8080
+  MODEL=openai/gpt-4.1-mini dupin serve`,
+    load: async () => (await import("./commands/serve.ts")).serveCommand,
+  },
+  toolsets: {
+    summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
+    options: { config: { type: "string" }, json: { type: "boolean" } },
+    help: `Usage: dupin toolsets [list|check] [options]
+
+list (default) shows each toolset's name, status (enabled, disabled, failed), error and when its
+prerequisites were checked. check runs every prerequisite again and exits 1 if any enabled
+toolset failed.
+
+Options:
+${CONFIG_HELP}
+  --json              print a JSON array instead of a table
+
+Examples:
+  dupin toolsets
+  dupin toolsets check --config /etc/dupin/config.yaml
+  dupin toolsets list --json | jq '.[] | select(.status == "failed")'`,
+    load: async () => (await import("./commands/toolsets.ts")).toolsetsCommand,
+  },
+  models: {
+    summary: "List the model names callers may use",
+    options: { config: { type: "string" }, json: { type: "boolean" } },
+    help: `Usage: dupin models [options]
+
+Lists the names accepted as a request's model (the modelList keys, or the single configured model)
+with the provider model id and context window of each.
+
+Options:
+${CONFIG_HELP}
+  --json              print {"model_name": [...], "models": [...]} instead of a table
+
+Examples:
+  dupin models --config /etc/dupin/config.yaml
+  MODEL=anthropic/claude-sonnet-4 dupin models --json`,
+    load: async () => (await import("./commands/models.ts")).modelsCommand,
+  },
+  version: {
+    summary: "Print the version and commit",
+    options: {},
+    help: `Usage: dupin version
+
+Prints the version and the commit the binary was built from.
+
+Example:
+  dupin version`,
+    load: async () => (await import("./commands/version.ts")).versionCommand,
+  },
+}
+
+export function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length))
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+  return `Usage: dupin <command> [options]
+
+dupin investigates infrastructure problems with an LLM and read-only tools.
+
+Commands:
+${lines.join("\n")}
+
+Run dupin <command> --help for a command's options and examples.
+
+Examples:
+  dupin ask "why is the api deployment not ready?" --model openai/gpt-4.1
+  dupin serve --config /etc/dupin/config.yaml
+  dupin toolsets check`
+}

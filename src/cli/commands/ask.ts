@@ -1,0 +1,104 @@
+import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
+import { AbortError, ModelError, ToolError } from "../../errors.ts"
+import type { ParsedArgs } from "../args.ts"
+import { UsageError } from "../args.ts"
+import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
+import { CallRecorder } from "../ask/call-recorder.ts"
+import { Interrupts } from "../ask/interrupts.ts"
+import { LineReader } from "../ask/line-reader.ts"
+import { askOptions } from "../ask/options.ts"
+import { Progress, recordedArguments } from "../ask/progress.ts"
+import { followUpLoop } from "../ask/repl.ts"
+import { AskSession } from "../ask/session.ts"
+import { readPipedStdin } from "../ask/stdin.ts"
+import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
+import { describeFailure, EXIT } from "../exit.ts"
+import { writeStderr, writeStdout } from "../output.ts"
+
+/** `dupin ask`: one question (and, on a terminal, follow-ups). */
+export async function askCommand(args: ParsedArgs): Promise<number> {
+  const options = askOptions(args)
+  const terminal = process.stdin.isTTY === true
+  if (options.question === undefined && !terminal) {
+    throw new UsageError(
+      'stdin is not a terminal, so give the question as an argument: dupin ask "QUESTION" (piped input is attached as context)',
+    )
+  }
+  const interactive = terminal && !options.noInteractive && !options.json
+  if (options.question === undefined && !interactive)
+    throw new UsageError('give a question: dupin ask "QUESTION"')
+
+  applyLogLevel("WARN")
+  const config = loadCliConfig({
+    configPath: options.configPath,
+    model: options.model,
+    maxSteps: options.maxSteps,
+    toolsetFiles: options.toolsetFiles,
+    enableBash: options.bash,
+  })
+  // Everything the operator could have got wrong (model, key, toolset files) fails here, before
+  // stdin is read or a question is sent.
+  const recorder = new CallRecorder(config.createModel())
+  const executor = config.toolExecutor()
+  const llm = new ToolCallingLLM({
+    model: recorder,
+    toolExecutor: executor,
+    maxSteps: config.maxSteps,
+    context: config.context,
+  })
+
+  const stdin = terminal ? undefined : await readPipedStdin()
+  const reader = terminal ? new LineReader(process.stdin, writeStderr) : undefined
+  const progress = new Progress({
+    write: writeStderr,
+    callArguments: recordedArguments((id) => recorder.call(id)),
+  })
+  const approval = options.yes
+    ? approveAll
+    : reader
+      ? askOnTerminal(reader, progress, writeStderr)
+      : denyWithoutTerminal
+  const session = new AskSession({
+    config,
+    llm,
+    recorder,
+    progress,
+    approval,
+    attachments: { filePaths: options.files, files: stdin ? [stdin] : [] },
+  })
+  const interrupts = new Interrupts({
+    write: writeStderr,
+    exit: () => process.exit(EXIT.interrupted),
+    interactive,
+  })
+  interrupts.install()
+  const run = async (question: string) => {
+    const controller = interrupts.begin()
+    try {
+      return await session.ask(question, controller.signal)
+    } finally {
+      interrupts.end()
+    }
+  }
+
+  if (!interactive || !reader) {
+    const body = await run(options.question ?? "")
+    await writeStdout(options.json ? JSON.stringify(body, null, 2) : body.analysis)
+    return EXIT.ok
+  }
+
+  // Interactive: a failed or interrupted question returns to the prompt instead of ending the session.
+  const turn = async (question: string) => {
+    try {
+      await writeStdout((await run(question)).analysis)
+    } catch (error) {
+      if (error instanceof AbortError) writeStderr("Stopped.\n")
+      else if (error instanceof ModelError || error instanceof ToolError)
+        writeStderr(`${describeFailure(error).line}\n`)
+      else throw error
+    }
+  }
+  if (options.question !== undefined) await turn(options.question)
+  await followUpLoop({ reader, session, executor, write: writeStderr, turn })
+  return EXIT.ok
+}

@@ -1,0 +1,60 @@
+import { errorMessage } from "../../errors.ts"
+import { log } from "../../log.ts"
+import { startServer } from "../../server/index.ts"
+import { flag, intOption, noPositionals, type ParsedArgs, stringOption, UsageError } from "../args.ts"
+import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
+import { EXIT } from "../exit.ts"
+
+/**
+ * `dupin serve`. The config is parsed once here; toolset prerequisites run in the background after
+ * the port is bound (`/readyz` turns 200 when they are done), so nothing slow precedes listening.
+ * SIGTERM or Ctrl+C drains running chats, then exits 0; a second Ctrl+C exits at once.
+ */
+export async function serveCommand(args: ParsedArgs): Promise<number> {
+  noPositionals(args, "serve")
+  applyLogLevel("INFO")
+  const config = loadCliConfig({ configPath: stringOption(args, "config") })
+  const host = stringOption(args, "host")
+  const port = intOption(args, "port", 0, 65535)
+  const server = listen(() =>
+    startServer(config, {
+      ...(host !== undefined ? { host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      insecure: flag(args, "insecure"),
+    }),
+  )
+
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) {
+        if (signal === "SIGINT") process.exit(EXIT.interrupted)
+        return
+      }
+      stopping = true
+      log.info("signal received", { signal })
+      server.shutdown().then(resolve, (error: unknown) => {
+        log.error("shutdown failed", { error: errorMessage(error) })
+        resolve()
+      })
+    }
+    process.on("SIGTERM", () => stop("SIGTERM"))
+    process.on("SIGINT", () => stop("SIGINT"))
+  })
+  return EXIT.ok
+}
+
+/** Turns "address in use" into a line that says which setting to change. */
+function listen<T>(start: () => T): T {
+  try {
+    return start()
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code
+    if (code === "EADDRINUSE") {
+      throw new UsageError(
+        `the address is already in use (${errorMessage(error)}): pass --port or set SVC_PORT`,
+      )
+    }
+    throw error
+  }
+}

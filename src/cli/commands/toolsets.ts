@@ -1,0 +1,26 @@
+import { flag, type ParsedArgs, stringOption, UsageError } from "../args.ts"
+import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
+import { writeStdout } from "../output.ts"
+import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
+
+/**
+ * `dupin toolsets [list|check]`. Both run the prerequisite checks (a status means nothing before
+ * them); `check` forgets any earlier result first and exits 1 when an enabled toolset failed, so
+ * it can gate a deployment.
+ */
+export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
+  const [action = "list", ...extra] = args.positionals
+  if ((action !== "list" && action !== "check") || extra.length > 0) {
+    throw new UsageError(
+      `dupin toolsets takes list or check, not "${[action, ...extra].join(" ")}" (see: dupin toolsets --help)`,
+    )
+  }
+  applyLogLevel("WARN")
+  const executor = loadCliConfig({ configPath: stringOption(args, "config") }).toolExecutor()
+  if (action === "check") await executor.recheck()
+  else await executor.ensureReady()
+
+  const rows = toolsetStatusRows(executor.toolsets)
+  await writeStdout(flag(args, "json") ? JSON.stringify(rows, null, 2) : toolsetStatusTable(rows))
+  return action === "check" && rows.some((r) => r.status === "failed") ? 1 : 0
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bun
+/**
+ * The `dupin` command. This file stays small and imports nothing heavy: each command's module is
+ * loaded only when that command runs, so `dupin version` never evaluates the server or the engine.
+ */
+import { log } from "../log.ts"
+import { parseArgs, UsageError } from "./args.ts"
+import { COMMANDS, mainHelp } from "./commands.ts"
+import { describeFailure } from "./exit.ts"
+import { writeStderr, writeStdout } from "./output.ts"
+
+/** Runs one command line; resolves to the exit code. Failures are thrown to the caller. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv
+  if (first === undefined || first === "--help" || first === "-h") {
+    await writeStdout(mainHelp())
+    return 0
+  }
+  if (first === "help") return main(rest.length > 0 ? [rest[0] as string, "--help"] : [])
+  if (first === "--version" || first === "-V") return main(["version"])
+  const entry = COMMANDS[first]
+  if (!entry) {
+    throw new UsageError(
+      `unknown command "${first}". Commands: ${Object.keys(COMMANDS).join(", ")} (see: dupin --help)`,
+    )
+  }
+  const args = parseArgs(rest, entry.options, first)
+  if (args.help) {
+    await writeStdout(entry.help)
+    return 0
+  }
+  const run = await entry.load()
+  return run(args)
+}
+
+if (import.meta.main) {
+  let code: number
+  try {
+    code = await main(process.argv.slice(2))
+  } catch (error) {
+    const failure = describeFailure(error)
+    log.debug("command failed", {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    })
+    writeStderr(`${failure.line}\n`)
+    code = failure.code
+  }
+  // Explicit exit: a finished command must not linger on an open stdin or a keep-alive socket.
+  process.exit(code)
+}

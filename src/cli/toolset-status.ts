@@ -1,0 +1,36 @@
+import type { Toolset } from "../tool/toolset.ts"
+import { table } from "./output.ts"
+
+/** One toolset as `dupin toolsets --json` and `/tools` show it. */
+export type ToolsetStatusRow = {
+  name: string
+  status: string
+  error: string | null
+  /** When its prerequisites were last checked (ISO 8601), null if never. */
+  checked_at: string | null
+  docs_url: string | null
+  tools: string[]
+}
+
+export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRow[] {
+  return toolsets.map((t) => ({
+    name: t.name,
+    status: t.status,
+    error: t.error ?? null,
+    checked_at: t.checkedAt?.toISOString() ?? null,
+    docs_url: t.docsUrl ?? null,
+    tools: t.tools.map((tool) => tool.name),
+  }))
+}
+
+export function toolsetStatusTable(rows: readonly ToolsetStatusRow[]): string {
+  return table(
+    ["TOOLSET", "STATUS", "CHECKED", "ERROR"],
+    rows.map((r) => [
+      r.name,
+      r.status,
+      r.checked_at ? r.checked_at.slice(11, 19) : "-",
+      r.error ? `${r.error}${r.docs_url ? ` (see ${r.docs_url})` : ""}` : "",
+    ]),
+  )
+}
