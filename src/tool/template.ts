@@ -1,0 +1,358 @@
+/**
+ * HolmesGPT-compatible command templates (`{{ name }}`, `{{ name | default('x') }}`,
+ * `{% if %}…{% elif %}…{% else %}…{% endif %}`) that cannot inject. `{% if %}` picks structure at
+ * render time; a value never becomes script text. Each `{{ }}` turns into a reference to an
+ * environment variable holding the value, written for the shell quoting around the placeholder
+ * (see shellContexts), and where that quoting cannot be determined rendering fails closed.
+ */
+
+import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
+import { TemplateError } from "./template-error.ts"
+
+export { TemplateError }
+
+type Literal = string | number | boolean | null
+type Expr =
+  | { t: "var"; name: string }
+  | { t: "lit"; value: Literal }
+  | { t: "not"; e: Expr }
+  | { t: "and" | "or"; a: Expr; b: Expr }
+  | { t: "cmp"; op: "==" | "!="; a: Expr; b: Expr }
+  | { t: "is"; e: Expr; test: "defined" | "none"; negate: boolean }
+type Node =
+  | { t: "text"; text: string }
+  | { t: "out"; name: string; fallback: Literal | undefined }
+  | { t: "if"; branches: Array<{ cond: Expr; body: Node[] }>; otherwise: Node[] }
+
+export type Placeholder = {
+  name: string
+  /** Only used in `{% if %}` conditions or with `| default(...)`: the value may be absent. */
+  optional: boolean
+}
+
+export type RenderOptions = {
+  /** Parameters whose values may start with `-` (YAML `allow_leading_dash: true`). */
+  allowLeadingDash?: (name: string) => boolean
+}
+
+export type Rendered = {
+  /** The script to hand to the shell; it references values only through `env`. */
+  script: string
+  /** `DUPIN_P_<name>` variables holding the values. */
+  env: Record<string, string>
+  /** The command with the values written in, for humans (logs, approval prompts); never run. */
+  display: string
+}
+
+export const ENV_PREFIX = "DUPIN_P_"
+
+/** A parsed template. Parse once at load (syntax errors are config errors), render per call. */
+export class CommandTemplate {
+  readonly #nodes: Node[]
+
+  constructor(readonly source: string) {
+    if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
+    this.#nodes = parseNodes(tokenize(source))
+  }
+
+  /** Every name the template uses, in first-use order, for inferring undeclared parameters. */
+  placeholders(): Placeholder[] {
+    // Optional: tested in a condition (so the template copes with its absence) or always defaulted.
+    const order = new Set<string>()
+    const guarded = new Set<string>()
+    const bareUse = new Set<string>()
+    const visitExpr = (e: Expr): void => {
+      if (e.t === "var") {
+        order.add(e.name)
+        guarded.add(e.name)
+      } else if (e.t === "not" || e.t === "is") visitExpr(e.e)
+      else if (e.t !== "lit") {
+        visitExpr(e.a)
+        visitExpr(e.b)
+      }
+    }
+    const visit = (nodes: Node[]): void => {
+      for (const node of nodes) {
+        if (node.t === "out") {
+          order.add(node.name)
+          if (node.fallback === undefined) bareUse.add(node.name)
+        }
+        if (node.t !== "if") continue
+        for (const branch of node.branches) {
+          visitExpr(branch.cond)
+          visit(branch.body)
+        }
+        visit(node.otherwise)
+      }
+    }
+    visit(this.#nodes)
+    return [...order].map((name) => ({ name, optional: guarded.has(name) || !bareUse.has(name) }))
+  }
+
+  /** Throws TemplateError for a value that is refused or a placeholder whose quoting is unclear. */
+  render(params: Record<string, unknown>, options: RenderOptions = {}): Rendered {
+    const parts: Array<string | { name: string; value: string | undefined }> = []
+    const emit = (nodes: Node[]): void => {
+      for (const node of nodes) {
+        if (node.t === "text") parts.push(node.text)
+        else if (node.t === "out") {
+          const raw = params[node.name] ?? node.fallback ?? undefined
+          parts.push({
+            name: node.name,
+            value: raw === undefined || raw === null ? undefined : valueText(raw),
+          })
+        } else {
+          const chosen = node.branches.find((b) => truthy(evaluate(b.cond, params)))
+          emit(chosen ? chosen.body : node.otherwise)
+        }
+      }
+    }
+    emit(this.#nodes)
+
+    const refs = parts.filter((p): p is { name: string; value: string | undefined } => typeof p !== "string")
+    const marked = parts
+      .map((p) => (typeof p === "string" ? p : `${MARK}${refs.indexOf(p)}${MARK_END}`))
+      .join("")
+    const contexts = shellContexts(marked)
+    const env: Record<string, string> = {}
+    const variables = new Map<string, string>()
+    const references = refs.map((ref, i) => {
+      const context = contexts[i]!
+      if (ref.value === undefined || context === "comment") return ""
+      checkValue(ref.name, ref.value, context, options)
+      // One variable per distinct (name, value); a second value only comes from a `default`.
+      const key = `${ref.name}\0${ref.value}`
+      let variable = variables.get(key)
+      if (!variable) {
+        variable = ENV_PREFIX + ref.name
+        if (variable in env) variable = `${variable}_${variables.size}`
+        variables.set(key, variable)
+        env[variable] = ref.value
+      }
+      return reference(variable, context)
+    })
+    const fill = (f: (i: number) => string) => marked.replace(MARK_RE, (_, i: string) => f(Number(i)))
+    return { script: fill((i) => references[i]!), env, display: fill((i) => refs[i]!.value ?? "") }
+  }
+}
+
+/** Names a template uses (see CommandTemplate.placeholders). Throws TemplateError on bad syntax. */
+export function templatePlaceholders(source: string): Placeholder[] {
+  return new CommandTemplate(source).placeholders()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+function valueText(value: unknown): string {
+  if (typeof value === "string") return value
+  if (typeof value === "number" || typeof value === "boolean") return String(value)
+  return JSON.stringify(value)
+}
+
+function checkValue(name: string, value: string, context: ShellContext, options: RenderOptions): void {
+  // Environment values are C strings: a NUL would silently cut the value short.
+  if (value.includes("\0")) throw new TemplateError(`The value of ${name} contains a NUL character.`)
+  if (value.startsWith("-") && !options.allowLeadingDash?.(name)) {
+    throw new TemplateError(
+      `The value of ${name} starts with "-" and would be read as an option of the command; ` +
+        "this parameter does not allow that. Pass the value without the leading dash.",
+    )
+  }
+  // bash evaluates the operands of (( )), $(( )) and [[ -eq ]] as arithmetic, where `a[$(cmd)]`
+  // runs cmd even from a quoted expansion.
+  if ((context.endsWith("+arith") || context.endsWith("+test")) && /[[\]$`()]/.test(value)) {
+    throw new TemplateError(
+      `The value of ${name} contains characters not allowed in an arithmetic or [[ ]] context.`,
+    )
+  }
+}
+
+function reference(variable: string, context: ShellContext): string {
+  switch (context.split("+")[0]) {
+    case "bare":
+      // Empty or unset renders to nothing, as it does in HolmesGPT; set renders one quoted word.
+      return `\${${variable}:+"$${variable}"}`
+    case "dq":
+      return `\${${variable}}`
+    case "sq":
+      return `'"\${${variable}}"'`
+    case "dsq":
+      return `'"\${${variable}}"$'`
+    default:
+      return ""
+  }
+}
+
+function truthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0
+  if (value !== null && typeof value === "object") return Object.keys(value).length > 0
+  return Boolean(value)
+}
+
+function evaluate(e: Expr, params: Record<string, unknown>): unknown {
+  switch (e.t) {
+    case "var":
+      return params[e.name] ?? null
+    case "lit":
+      return e.value
+    case "not":
+      return !truthy(evaluate(e.e, params))
+    case "and":
+      return truthy(evaluate(e.a, params)) && truthy(evaluate(e.b, params))
+    case "or":
+      return truthy(evaluate(e.a, params)) || truthy(evaluate(e.b, params))
+    case "cmp": {
+      const equal = evaluate(e.a, params) === evaluate(e.b, params)
+      return e.op === "==" ? equal : !equal
+    }
+    case "is": {
+      const value = e.e.t === "var" ? params[e.e.name] : evaluate(e.e, params)
+      const result =
+        e.test === "defined" ? value !== undefined && value !== null : value === null || value === undefined
+      return e.negate ? !result : result
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Template syntax
+
+type Token = { kind: "text"; text: string } | { kind: "out" | "tag"; body: string }
+
+function tokenize(source: string): Token[] {
+  const tokens: Token[] = []
+  const re = /\{\{(-?)([\s\S]*?)(-?)\}\}|\{%(-?)([\s\S]*?)(-?)%\}|\{#(-?)[\s\S]*?(-?)#\}/g
+  let last = 0
+  let trimNext = false
+  for (const m of source.matchAll(re)) {
+    let text = source.slice(last, m.index)
+    if (trimNext) text = text.replace(/^\s+/, "")
+    if (m[1] === "-" || m[4] === "-" || m[7] === "-") text = text.replace(/\s+$/, "")
+    if (text) tokens.push({ kind: "text", text })
+    if (m[0].startsWith("{{")) tokens.push({ kind: "out", body: m[2]!.trim() })
+    else if (m[0].startsWith("{%")) tokens.push({ kind: "tag", body: m[5]!.trim() })
+    trimNext = m[3] === "-" || m[6] === "-" || m[8] === "-"
+    last = m.index + m[0].length
+  }
+  let rest = source.slice(last)
+  if (trimNext) rest = rest.replace(/^\s+/, "")
+  if (/\{\{|\{%/.test(rest)) throw new TemplateError("unclosed {{ or {% in the template")
+  if (rest) tokens.push({ kind: "text", text: rest })
+  return tokens
+}
+
+function parseNodes(tokens: Token[]): Node[] {
+  let pos = 0
+  const block = (enders: string[]): { nodes: Node[]; ender: string } => {
+    const nodes: Node[] = []
+    while (pos < tokens.length) {
+      const token = tokens[pos++]!
+      if (token.kind === "text") nodes.push({ t: "text", text: token.text })
+      else if (token.kind === "out") nodes.push(parseOutput(token.body))
+      else {
+        const word = token.body.split(/\s+/, 1)[0]!
+        if (enders.includes(word)) {
+          pos--
+          return { nodes, ender: word }
+        }
+        if (word !== "if") throw new TemplateError(`unsupported tag {% ${token.body} %}`)
+        nodes.push(parseIf(token.body))
+      }
+    }
+    if (enders.length > 0) throw new TemplateError(`missing {% ${enders.at(-1)} %}`)
+    return { nodes, ender: "" }
+  }
+  const parseIf = (head: string): Node => {
+    const branches = [{ cond: parseExpr(head.slice(2)), body: [] as Node[] }]
+    for (;;) {
+      const { nodes, ender } = block(["elif", "else", "endif"])
+      const tag = (tokens[pos++] as { body: string }).body
+      branches.at(-1)!.body = nodes
+      if (ender === "endif") return { t: "if", branches, otherwise: [] }
+      if (ender === "elif") {
+        branches.push({ cond: parseExpr(tag.slice(4)), body: [] })
+        continue
+      }
+      const otherwise = block(["endif"]).nodes
+      pos++
+      return { t: "if", branches, otherwise }
+    }
+  }
+  return block([]).nodes
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+function parseOutput(body: string): Node {
+  const [head, ...filters] = body.split("|").map((s) => s.trim())
+  if (!head || !IDENT.test(head)) throw new TemplateError(`unsupported expression {{ ${body} }}`)
+  let fallback: Literal | undefined
+  for (const filter of filters) {
+    const m = /^(?:default|d)\(\s*([\s\S]*?)\s*(?:,\s*(?:true|True)\s*)?\)$/.exec(filter)
+    const literal = m ? parseExpr(m[1]!) : undefined
+    if (literal?.t !== "lit") throw new TemplateError(`unsupported filter "${filter}" in {{ ${body} }}`)
+    fallback = literal.value
+  }
+  return { t: "out", name: head, fallback }
+}
+
+/** Conditions: names, literals, ==, !=, not, and, or, parentheses, `is [not] defined/none`. */
+function parseExpr(source: string): Expr {
+  const tokens = source.match(/'[^']*'|"[^"]*"|==|!=|\(|\)|[A-Za-z_][A-Za-z0-9_]*|-?\d+(?:\.\d+)?|\S/g) ?? []
+  let pos = 0
+  const peek = () => tokens[pos]
+  const accept = (token: string): boolean => {
+    if (tokens[pos] !== token) return false
+    pos++
+    return true
+  }
+  const take = (want?: string) => {
+    const token = tokens[pos++]
+    if (token === undefined || (want !== undefined && token !== want)) {
+      throw new TemplateError(`cannot parse condition "${source.trim()}"`)
+    }
+    return token
+  }
+  const or = (): Expr => {
+    let e = and()
+    while (accept("or")) e = { t: "or", a: e, b: and() }
+    return e
+  }
+  const and = (): Expr => {
+    let e = not()
+    while (accept("and")) e = { t: "and", a: e, b: not() }
+    return e
+  }
+  const not = (): Expr => (accept("not") ? { t: "not", e: not() } : compare())
+  const compare = (): Expr => {
+    const a = atom()
+    const op = peek()
+    if ((op === "==" || op === "!=") && accept(op)) return { t: "cmp", op, a, b: atom() }
+    if (accept("is")) {
+      const negate = accept("not")
+      const test = take()
+      if (test !== "defined" && test !== "none") throw new TemplateError(`unsupported test "is ${test}"`)
+      return { t: "is", e: a, test, negate }
+    }
+    return a
+  }
+  const atom = (): Expr => {
+    const token = take()
+    if (token === "(") {
+      const e = or()
+      take(")")
+      return e
+    }
+    if (/^['"]/.test(token)) return { t: "lit", value: token.slice(1, -1) }
+    if (/^-?\d/.test(token)) return { t: "lit", value: Number(token) }
+    if (token === "true" || token === "True") return { t: "lit", value: true }
+    if (token === "false" || token === "False") return { t: "lit", value: false }
+    if (token === "none" || token === "None") return { t: "lit", value: null }
+    if (IDENT.test(token) && !["and", "or", "not", "is"].includes(token)) return { t: "var", name: token }
+    throw new TemplateError(`cannot parse condition "${source.trim()}"`)
+  }
+  const e = or()
+  if (pos !== tokens.length) throw new TemplateError(`cannot parse condition "${source.trim()}"`)
+  return e
+}

@@ -1,0 +1,45 @@
+import type { Prerequisite, PrerequisiteContext, PrerequisiteOutcome } from "../tool/prerequisite.ts"
+import { runProcess } from "../tool/spawn.ts"
+import { firstProgram, shellArgv } from "./shell.ts"
+
+/** Keeps a chatty `--version` from costing memory; only the first line is ever shown. */
+const PREREQUISITE_OUTPUT_BYTES = 64 * 1024
+
+/**
+ * A YAML `prerequisites: - command: ...` entry: the toolset is enabled only if the command exits 0
+ * (and prints `expected_output`, when given). Messages name the fix ("kubectl not found on PATH").
+ */
+export class CommandPrerequisite implements Prerequisite {
+  constructor(
+    readonly command: string,
+    readonly expectedOutput?: string,
+  ) {}
+
+  async check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
+    const program = firstProgram(this.command)
+    if (program && !program.includes("/") && !Bun.which(program, { PATH: context.env.PATH ?? "" })) {
+      return [false, `${program} not found on PATH`]
+    }
+    const result = await runProcess({
+      argv: shellArgv(this.command, context.env),
+      env: context.env,
+      timeoutMs: context.timeoutSeconds * 1000,
+      signal: context.signal,
+      maxOutputBytes: PREREQUISITE_OUTPUT_BYTES,
+    })
+    const firstLine = result.output.trim().split("\n", 1)[0] ?? ""
+    if (result.timedOut) return [false, `\`${this.command}\` timed out after ${context.timeoutSeconds} s`]
+    if (result.exitCode !== 0) {
+      const status =
+        result.exitCode === null ? `was killed by ${result.signalCode}` : `exited ${result.exitCode}`
+      return [false, `\`${this.command}\` ${status}${firstLine ? `: ${firstLine}` : ""}`]
+    }
+    if (this.expectedOutput !== undefined && !result.output.includes(this.expectedOutput)) {
+      return [
+        false,
+        `\`${this.command}\` did not print "${this.expectedOutput}"${firstLine ? `: ${firstLine}` : ""}`,
+      ]
+    }
+    return [true, ""]
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * From YAML text to Toolset instances: parse and validate files, merge the three sources
+ * (built-in < config `toolsets:` < custom files), and build YamlTools with their prerequisites.
+ */
+import { isMap, LineCounter, parseDocument } from "yaml"
+import { ConfigError } from "../errors.ts"
+import { log } from "../log.ts"
+import { ToolParameter } from "../tool/parameter.ts"
+import { EnvPrerequisite, type Prerequisite } from "../tool/prerequisite.ts"
+import { CommandTemplate } from "../tool/template.ts"
+import { Toolset } from "../tool/toolset.ts"
+import { CommandPrerequisite } from "./command-prerequisite.ts"
+import { parseToolsetsMap, type ToolDefinition, type ToolsetDefinition, Validator } from "./schema.ts"
+import { YamlTool } from "./yaml-tool.ts"
+
+export type { ToolsetDefinition } from "./schema.ts"
+
+/** Parses one toolset file. Throws ConfigError naming the file (and line/column or key path). */
+export function parseToolsetFile(text: string, fileName: string): ToolsetDefinition[] {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true })
+  const problem = doc.errors[0]
+  if (problem) {
+    const at = problem.linePos?.[0]
+    const where = at ? `${fileName}:${at.line}:${at.col}` : fileName
+    throw new ConfigError(`${where}: YAML syntax error: ${problem.message.split("\n")[0]}`, fileName)
+  }
+  if (!isMap(doc.contents))
+    throw new ConfigError(`${fileName}: expected a mapping with a top-level \`toolsets:\` key`, fileName)
+  const root = new Validator(fileName).object(doc.toJS(), "(top level)")
+  new Validator(fileName).keys(root, "(top level)", ["toolsets"])
+  const definitions = parseToolsetsMap(root.toolsets ?? {}, fileName)
+  const ignored = definitions.flatMap((d) => d.ignored)
+  if (ignored.length > 0)
+    log.info("toolset file: HolmesGPT keys accepted but not used", { file: fileName, keys: ignored })
+  return definitions
+}
+
+const OVERRIDE_KEYS = ["enabled", "config"]
+
+function isOverride(definition: ToolsetDefinition): boolean {
+  return definition.keys.every((k) => OVERRIDE_KEYS.includes(k))
+}
+
+/**
+ * Merges the toolset sources by name. The config file's `toolsets:` may switch a known toolset
+ * (`enabled`), set its `config`, or define a whole new toolset; custom files do the same and win.
+ * An override-only entry for a toolset nobody defines is an error naming it.
+ */
+export function mergeToolsetSources(sources: {
+  builtin: ToolsetDefinition[]
+  /** The config file's `toolsets:` map, raw (code toolsets such as `bash` already removed). */
+  config: Record<string, unknown> | ToolsetDefinition[]
+  custom: ToolsetDefinition[]
+  /** Names the config file in messages. */
+  configFileName?: string
+}): ToolsetDefinition[] {
+  const config = Array.isArray(sources.config)
+    ? sources.config
+    : parseToolsetsMap(sources.config, sources.configFileName ?? "config")
+  const merged = new Map<string, ToolsetDefinition>()
+  for (const definition of [...sources.builtin, ...config, ...sources.custom]) {
+    const existing = merged.get(definition.name)
+    if (!isOverride(definition)) {
+      merged.set(definition.name, definition)
+      continue
+    }
+    if (!existing) {
+      throw new ConfigError(
+        `${definition.fileName}: toolsets.${definition.name}: unknown toolset "${definition.name}"; ` +
+          "to define a new toolset give it a description and tools",
+        definition.fileName,
+      )
+    }
+    merged.set(definition.name, {
+      ...existing,
+      enabled: definition.enabled ?? existing.enabled,
+      config: definition.config ?? existing.config,
+    })
+  }
+  return [...merged.values()]
+}
+
+/** Builds the Toolsets. Tool names must be unique across all of them (the model calls by name). */
+export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
+  const owners = new Map<string, ToolsetDefinition>()
+  return definitions.map((definition) => {
+    for (const tool of definition.tools) {
+      const owner = owners.get(tool.name)
+      if (owner) {
+        throw new ConfigError(
+          `${definition.fileName}: toolsets.${definition.name}: tool name "${tool.name}" is already used by ` +
+            `toolset ${owner.name} (${owner.fileName})`,
+          definition.fileName,
+        )
+      }
+      owners.set(tool.name, definition)
+    }
+    return new Toolset({
+      name: definition.name,
+      description: definition.description,
+      enabled: definition.enabled ?? true,
+      prerequisites: definition.prerequisites.map(
+        (p): Prerequisite =>
+          "env" in p ? new EnvPrerequisite(p.env) : new CommandPrerequisite(p.command, p.expectedOutput),
+      ),
+      tools: definition.tools.map(buildTool),
+      tags: definition.tags,
+      config: definition.config,
+      llmInstructions: definition.llmInstructions,
+      docsUrl: definition.docsUrl,
+    })
+  })
+}
+
+/** Declared parameters plus those the template uses without declaring (inferred as strings). */
+function buildTool(definition: ToolDefinition): YamlTool {
+  const parameters: Record<string, ToolParameter> = {}
+  for (const [name, init] of Object.entries(definition.parameters)) parameters[name] = new ToolParameter(init)
+  for (const placeholder of new CommandTemplate(definition.command).placeholders()) {
+    parameters[placeholder.name] ??= new ToolParameter({ type: "string", required: !placeholder.optional })
+  }
+  const description = definition.additionalInstructions
+    ? `${definition.description}\n\n${definition.additionalInstructions}`
+    : definition.description
+  return new YamlTool({
+    name: definition.name,
+    description,
+    command: definition.command,
+    parameters,
+    timeout: definition.timeout,
+    requiresApproval: definition.requiresApproval,
+  })
+}

@@ -1,0 +1,109 @@
+import type { ToolParameter } from "../tool/parameter.ts"
+import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
+import { runProcess } from "../tool/spawn.ts"
+import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
+import { Tool, type ToolContext } from "../tool/tool.ts"
+import { shellArgv } from "./shell.ts"
+
+export type YamlToolInit = {
+  name: string
+  description: string
+  /** The command template (YAML `command`, or HolmesGPT's `script`). */
+  command: string
+  parameters?: Record<string, ToolParameter>
+  /** Seconds; capped by the configured maximum. */
+  timeout?: number
+  requiresApproval?: boolean
+}
+
+/** A tool defined in a YAML toolset: a command template run by the shell with values as data. */
+export class YamlTool extends Tool {
+  readonly template: CommandTemplate
+  readonly needsApproval: boolean
+
+  /** Throws TemplateError when the command template cannot be parsed. */
+  constructor(init: YamlToolInit) {
+    super({
+      name: init.name,
+      description: init.description,
+      parameters: init.parameters,
+      timeout: init.timeout,
+    })
+    this.template = new CommandTemplate(init.command)
+    this.needsApproval = init.requiresApproval ?? false
+  }
+
+  override requiresApproval(_params: Record<string, unknown>): boolean {
+    return this.needsApproval
+  }
+
+  /** The command with the values written in (for humans; what runs passes them as data). */
+  override getParameterizedOneLiner(params: Record<string, unknown>): string {
+    try {
+      return this.#render(params).display.trim()
+    } catch {
+      return super.getParameterizedOneLiner(params)
+    }
+  }
+
+  protected async invoke(
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<StructuredToolResult> {
+    let rendered: ReturnType<YamlTool["render"]>
+    try {
+      rendered = this.#render(params)
+    } catch (error) {
+      if (error instanceof TemplateError) return StructuredToolResult.error(error.message, params)
+      throw error
+    }
+    // A stale DUPIN_P_* from outside must not stand in for a parameter that was left out.
+    const env = Object.fromEntries(Object.entries(context.env).filter(([k]) => !k.startsWith(ENV_PREFIX)))
+    Object.assign(env, rendered.env)
+    const seconds = this.effectiveTimeout(context.limits)
+    const result = await runProcess({
+      argv: shellArgv(rendered.script, env),
+      env,
+      timeoutMs: seconds * 1000,
+      signal: context.signal,
+      maxOutputBytes: context.limits.outputMaxBytes,
+    })
+    const cut =
+      result.truncatedBytes > 0 ? `\n[output cut: ${result.truncatedBytes} more bytes were not kept]` : ""
+    const output = result.output + cut
+    const invocation = rendered.display.trim()
+    const common = { params, returnCode: result.exitCode, invocation }
+    if (result.timedOut) {
+      return new StructuredToolResult({
+        ...common,
+        status: ToolResultStatus.ERROR,
+        error: `Command timed out after ${seconds} s and was killed.`,
+        data: output || null,
+      })
+    }
+    if (result.exitCode === 0) {
+      const status = result.output.trim() === "" ? ToolResultStatus.NO_DATA : ToolResultStatus.SUCCESS
+      return new StructuredToolResult({ ...common, status, data: output })
+    }
+    const how =
+      result.exitCode === null
+        ? `was killed by ${result.signalCode}`
+        : `failed with exit code ${result.exitCode}`
+    return new StructuredToolResult({
+      ...common,
+      status: ToolResultStatus.ERROR,
+      error: `Command \`${invocation}\` ${how}.${output ? `\nOutput:\n${output}` : ""}`,
+      data: output || null,
+    })
+  }
+
+  render(params: Record<string, unknown>): ReturnType<CommandTemplate["render"]> {
+    return this.#render(params)
+  }
+
+  #render(params: Record<string, unknown>) {
+    return this.template.render(params, {
+      allowLeadingDash: (name) => this.parameters[name]?.allowLeadingDash ?? false,
+    })
+  }
+}

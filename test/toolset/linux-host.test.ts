@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { ToolResultStatus } from "../../src/tool/result.ts"
+import { buildToolEnv } from "../../src/tool/spawn.ts"
+import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from "../../src/tool/tool.ts"
+import type { Toolset } from "../../src/tool/toolset.ts"
+import { builtinToolsetSources } from "../../src/toolset/builtin/index.ts"
+import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"
+
+const env = buildToolEnv(process.env)
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  toolCallId: "c",
+  limits: DEFAULT_TOOL_LIMITS,
+  env,
+}
+let host: Toolset
+
+beforeAll(() => {
+  const definitions = builtinToolsetSources().flatMap((s) => parseToolsetFile(s.text, s.fileName))
+  const toolsets = buildToolsets(definitions)
+  host = toolsets.find((t) => t.name === "linux/host")!
+})
+
+function tool(name: string): Tool {
+  const found = host.tools.find((t) => t.name === name)
+  if (!found) throw new Error(`no tool ${name}`)
+  return found
+}
+
+async function call(name: string, raw: Record<string, unknown> = {}) {
+  const checked = tool(name).validate(raw)
+  if (!checked.ok) throw new Error(checked.error)
+  return tool(name).run(checked.params, context)
+}
+
+describe("linux/host", () => {
+  test("every built-in file parses and builds", () => {
+    expect(host.description).toContain("Read-only")
+    expect(host.tools.length).toBeGreaterThanOrEqual(12)
+  })
+
+  test("the prerequisite passes on Linux", async () => {
+    await host.checkPrerequisites({ env, signal: context.signal, timeoutSeconds: 10 })
+    expect(host.status).toBe("enabled")
+  })
+
+  test("uptime, memory and disks", async () => {
+    const uptime = await call("host_uptime")
+    expect(uptime.status).toBe(ToolResultStatus.SUCCESS)
+    expect(uptime.dataText()).toMatch(/load average/)
+    expect(uptime.dataText()).toMatch(/cpus: \d+/)
+    expect((await call("host_memory")).dataText()).toMatch(/MemTotal:/)
+    const disks = await call("host_disk_usage")
+    expect(disks.dataText()).toMatch(/Mounted on/)
+    expect(disks.dataText()).toMatch(/IUsed/)
+  })
+
+  test("top processes by memory, limited", async () => {
+    const r = await call("host_top_processes", { sort_by: "mem", count: 3 })
+    expect(r.status).toBe(ToolResultStatus.SUCCESS)
+    expect(r.dataText().trim().split("\n").length).toBe(4)
+    expect(tool("host_top_processes").validate({ sort_by: "io" }).ok).toBe(false)
+  })
+
+  test("DNS lookup of localhost", async () => {
+    const r = await call("host_dns_lookup", { name: "localhost" })
+    expect(r.status).toBe(ToolResultStatus.SUCCESS)
+    expect(r.dataText()).toMatch(/127\.0\.0\.1|::1/)
+    expect(tool("host_dns_lookup").validate({ name: "a;b" }).ok).toBe(false)
+  })
+
+  describe("tcp check", () => {
+    let server: Bun.TCPSocketListener<undefined>
+    beforeAll(() => {
+      server = Bun.listen<undefined>({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+    })
+    afterAll(() => server.stop(true))
+
+    test("an open port", async () => {
+      const r = await call("host_tcp_check", { host: "127.0.0.1", port: server.port })
+      expect(r.dataText()).toBe(`open: connected to 127.0.0.1:${server.port}\n`)
+    })
+
+    test("a closed port", async () => {
+      const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+      const port = probe.port
+      probe.stop(true)
+      const r = await call("host_tcp_check", { host: "127.0.0.1", port, timeout_seconds: 2 })
+      expect(r.dataText()).toStartWith(`closed: cannot connect to 127.0.0.1:${port}`)
+    })
+  })
+
+  test("network addresses and kernel messages run", async () => {
+    expect((await call("host_network_addresses")).dataText()).toContain("lo")
+    const kernel = await call("host_kernel_messages", { lines: 5 })
+    expect(kernel.invocation).toContain("tail -n 5")
+  })
+
+  test("journal renders --since only when given", () => {
+    const journal = tool("host_journal")
+    expect(journal.getParameterizedOneLiner({ unit: "kubelet.service", lines: 50 })).toBe(
+      "journalctl -u kubelet.service  -n 50 --no-pager --output=short-iso",
+    )
+    expect(journal.getParameterizedOneLiner({ unit: "kubelet", since: "1 hour ago", lines: 5 })).toContain(
+      "--since 1 hour ago -n 5",
+    )
+    expect(journal.validate({ unit: "x; reboot" }).ok).toBe(false)
+  })
+})

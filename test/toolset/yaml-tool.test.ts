@@ -1,0 +1,112 @@
+import { describe, expect, test } from "bun:test"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ToolParameter } from "../../src/tool/parameter.ts"
+import { ToolResultStatus } from "../../src/tool/result.ts"
+import { buildToolEnv } from "../../src/tool/spawn.ts"
+import { DEFAULT_TOOL_LIMITS, type ToolContext } from "../../src/tool/tool.ts"
+import { YamlTool } from "../../src/toolset/yaml-tool.ts"
+
+function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    signal: new AbortController().signal,
+    toolCallId: "call-1",
+    limits: DEFAULT_TOOL_LIMITS,
+    env: buildToolEnv(process.env),
+    ...overrides,
+  }
+}
+
+function tool(command: string, parameters: Record<string, ToolParameter> = {}, extra = {}): YamlTool {
+  return new YamlTool({ name: "t", description: "test tool", command, parameters, ...extra })
+}
+
+describe("YamlTool", () => {
+  test("runs the rendered command and returns its output", async () => {
+    const t = tool("printf '%s|' {{ a }} '{{ b }}' \"{{ c }}\"", {
+      a: new ToolParameter({ type: "string" }),
+      b: new ToolParameter({ type: "string" }),
+      c: new ToolParameter({ type: "integer" }),
+    })
+    const r = await t.run({ a: "x y", b: "$(id)", c: 3 }, context())
+    expect(r.status).toBe(ToolResultStatus.SUCCESS)
+    expect(r.data).toBe("x y|$(id)|3|")
+    expect(r.returnCode).toBe(0)
+    expect(r.invocation).toBe("printf '%s|' x y '$(id)' \"3\"")
+  })
+
+  test("injection attempts create no file and arrive as data", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-yaml-"))
+    const t = tool(`cd ${dir} && printf '%s\\n' {{ v }} '{{ v }}' "{{ v }}"`)
+    for (const v of [
+      "x; touch P",
+      "$(touch P)",
+      "`touch P`",
+      "' ; touch P ; '",
+      '"; touch P; "',
+      "a\ntouch P",
+    ]) {
+      const r = await t.run({ v }, context())
+      expect(r.data).toBe(`${v}\n${v}\n${v}\n`)
+      expect(existsSync(join(dir, "P"))).toBe(false)
+    }
+  })
+
+  test("empty output is NO_DATA", async () => {
+    const r = await tool("true").run({}, context())
+    expect(r.status).toBe(ToolResultStatus.NO_DATA)
+  })
+
+  test("a failing command is an ERROR with exit code and output for the model", async () => {
+    const r = await tool("echo 'no such pod' >&2; exit 3").run({}, context())
+    expect(r.status).toBe(ToolResultStatus.ERROR)
+    expect(r.returnCode).toBe(3)
+    expect(r.error).toContain("exit code 3")
+    expect(r.error).toContain("no such pod")
+    expect(r.data).toBe("no such pod\n")
+  })
+
+  test("a refused value is an ERROR result explaining why, and nothing runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-yaml-"))
+    const t = tool(`touch ${dir}/ran; echo {{ ns }}`)
+    const r = await t.run({ ns: "--all" }, context())
+    expect(r.status).toBe(ToolResultStatus.ERROR)
+    expect(r.error).toContain('starts with "-"')
+    expect(existsSync(join(dir, "ran"))).toBe(false)
+    const allowed = tool("echo {{ ns }}", {
+      ns: new ToolParameter({ type: "string", allowLeadingDash: true }),
+    })
+    expect((await allowed.run({ ns: "--all" }, context())).data).toBe("--all\n")
+  })
+
+  test("parameters left out do not pick up a DUPIN_P_ variable from the environment", async () => {
+    const t = tool("printf '[%s]' {{ v }}", { v: new ToolParameter({ type: "string", required: false }) })
+    const r = await t.run({}, context({ env: { ...buildToolEnv(process.env), DUPIN_P_v: "stale" } }))
+    expect(r.data).toBe("[]")
+  })
+
+  test("output is capped at the configured byte limit", async () => {
+    const r = await tool("head -c 100000 /dev/zero | tr '\\0' a").run(
+      {},
+      context({ limits: { ...DEFAULT_TOOL_LIMITS, outputMaxBytes: 1000 } }),
+    )
+    expect(r.dataText().startsWith("a".repeat(1000))).toBe(true)
+    expect(r.dataText()).toContain("99000 more bytes were not kept")
+  })
+
+  test("the timeout kills the command", async () => {
+    const started = performance.now()
+    const r = await tool("sleep 1000", {}, { timeout: 1 }).run({}, context())
+    expect(r.status).toBe(ToolResultStatus.ERROR)
+    expect(r.error).toContain("timed out")
+    expect(performance.now() - started).toBeLessThan(4000)
+  })
+
+  test("requires_approval and the one-liner", () => {
+    const t = tool("kubectl delete pod {{ pod }}", {}, { requiresApproval: true })
+    expect(t.requiresApproval({ pod: "web-1" })).toBe(true)
+    expect(tool("echo").requiresApproval({})).toBe(false)
+    expect(t.getParameterizedOneLiner({ pod: "web-1" })).toBe("kubectl delete pod web-1")
+  })
+})
