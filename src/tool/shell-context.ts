@@ -97,6 +97,8 @@ export function shellContexts(text: string): ShellContext[] {
         i = bare(frame, i)
     }
   }
+  // A mark skipped as an escaped character (`\{{ x }}`) never got a context.
+  if (contexts.length !== text.split(MARK).length - 1) fail("placeholder right after a backslash")
   // A comment may end the script without a newline.
   if (stack.at(-1)!.kind === "comment") stack.pop()
   if (stack.length > 1) fail(`unterminated ${stack.at(-1)!.kind} construct`)

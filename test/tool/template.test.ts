@@ -97,6 +97,7 @@ describe("fail closed when quoting is unclear", () => {
     "cat <<'EOF'\n{{ v }}\nEOF",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax under test
     "echo ${{ v }}",
+    "echo \\{{ v }}",
   ]) {
     test(JSON.stringify(template), () => {
       expect(() => new CommandTemplate(template).render({ v: "x" })).toThrow(
