@@ -160,7 +160,9 @@ export function shellContexts(text: string): ShellContext[] {
         return i + m[0].length
       }
     }
-    if (/^case\s/.test(text.slice(i, i + 5)) && wordStart(i)) unsure = "case statement"
+    // `case` patterns break paren counting; `let` evaluates its words as arithmetic.
+    const keyword = /^(case|let)\s/.exec(text.slice(i, i + 5))
+    if (keyword && wordStart(i)) unsure = `${keyword[1]} statement`
     return i + 1
   }
 }

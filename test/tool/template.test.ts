@@ -94,6 +94,7 @@ describe("fail closed when quoting is unclear", () => {
     "echo ${X:-{{ v }}}",
     "echo '{{ v }}",
     "case $X in a) echo {{ v }};; esac",
+    "let n={{ v }}+1",
     "cat <<'EOF'\n{{ v }}\nEOF",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax under test
     "echo ${{ v }}",
