@@ -93,8 +93,7 @@ Examples:
     help: `Usage: dupin toolsets [list|check] [options]
 
 list (default) shows each toolset's name, status (enabled, disabled, failed), error and when its
-prerequisites were checked. check runs every prerequisite again and exits 1 if any enabled
-toolset failed.
+prerequisites were checked. check forgets earlier results and runs every prerequisite again.
 
 Options:
 ${CONFIG_HELP}

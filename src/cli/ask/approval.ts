@@ -38,13 +38,12 @@ export function askOnTerminal(
       const answer = await reader.read(`Run ${call}? [y/N] `, { fresh: true })
       if (answer === null)
         return { approved: false, feedback: "The user closed the input without answering." }
-      if (/^\s*y(es)?\s*$/i.test(answer)) {
-        progress.restartClock(pending.tool_call_id)
-        return { approved: true }
-      }
+      if (/^\s*y(es)?\s*$/i.test(answer)) return { approved: true }
       const feedback = await reader.read("Feedback for the model (optional, Enter to skip): ")
       return { approved: false, feedback: feedback?.trim() || undefined }
     } finally {
+      // Time spent waiting for the user is not the tool's.
+      progress.restartClock(pending.tool_call_id)
       progress.release()
     }
   }

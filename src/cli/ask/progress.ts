@@ -78,7 +78,7 @@ export class Progress {
     }
   }
 
-  /** Restarts a call's clock: time spent waiting for the user is not the tool's. */
+  /** Restarts a call's clock (after an approval prompt). */
   restartClock(id: string): void {
     if (this.#started.has(id)) this.#started.set(id, this.#now())
   }

@@ -5,8 +5,8 @@ import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
 
 /**
  * `dupin toolsets [list|check]`. Both run the prerequisite checks (a status means nothing before
- * them); `check` forgets any earlier result first and exits 1 when an enabled toolset failed, so
- * it can gate a deployment.
+ * them); `check` forgets any earlier result first. A failed toolset is a report, not a failure of
+ * the command: a bastion without docker is normal, so the exit code stays 0 (use --json to gate).
  */
 export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
   const [action = "list", ...extra] = args.positionals
@@ -22,5 +22,5 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
 
   const rows = toolsetStatusRows(executor.toolsets)
   await writeStdout(flag(args, "json") ? JSON.stringify(rows, null, 2) : toolsetStatusTable(rows))
-  return action === "check" && rows.some((r) => r.status === "failed") ? 1 : 0
+  return 0
 }

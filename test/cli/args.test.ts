@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test"
+import { parseArgs, UsageError } from "../../src/cli/args.ts"
+import { COMMANDS } from "../../src/cli/commands.ts"
+
+const ask = COMMANDS.ask?.options ?? {}
+
+describe("parseArgs", () => {
+  test("collects repeatable options, inline values, short aliases and the question words", () => {
+    const args = parseArgs(
+      ["why", "-f", "a.log", "--file=b.log", "-fc.log", "is", "--max-steps", "3", "it", "down?", "--yes"],
+      ask,
+      "ask",
+    )
+    expect(args.values.file).toEqual(["a.log", "b.log", "c.log"])
+    expect(args.values["max-steps"]).toBe("3")
+    expect(args.values.yes).toBe(true)
+    expect(args.positionals).toEqual(["why", "is", "it", "down?"])
+  })
+
+  test("everything after -- is a positional, even when it looks like an option", () => {
+    const args = parseArgs(["--json", "--", "--why", "-f"], ask, "ask")
+    expect(args.values.json).toBe(true)
+    expect(args.positionals).toEqual(["--why", "-f"])
+  })
+
+  test("--help anywhere asks for help", () => {
+    expect(parseArgs(["q", "--help"], ask, "ask").help).toBe(true)
+    expect(parseArgs(["-h"], ask, "ask").help).toBe(true)
+  })
+
+  test.each([
+    [["--nope"], "unknown option --nope for dupin ask"],
+    [["--model"], "--model needs a value"],
+    [["--model", "--json"], "--model needs a value"],
+    [["--json=yes"], "--json takes no value"],
+    [["--model", "a", "--model", "b"], "--model given twice"],
+  ])("%p is refused with one line naming the option", (argv, message) => {
+    let error: unknown
+    try {
+      parseArgs(argv, ask, "ask")
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as Error).message).toBe(`${message} (see: dupin ask --help)`)
+  })
+})
+
+describe("help", () => {
+  test("every command's help has a usage line and an example", () => {
+    for (const [name, command] of Object.entries(COMMANDS)) {
+      expect(command.help).toStartWith(`Usage: dupin ${name}`)
+      expect(command.help).toMatch(/Examples?:\n {2}dupin /)
+      for (const option of Object.keys(command.options)) expect(command.help).toContain(`--${option}`)
+    }
+  })
+})
