@@ -54,7 +54,13 @@ const REQUEST_STATUS = {
   too_large: [413, 4130],
 } as const
 
-export type ModelErrorKind = "rate_limit" | "auth" | "bad_request" | "unavailable" | "timeout" | "invalid_response"
+export type ModelErrorKind =
+  | "rate_limit"
+  | "auth"
+  | "bad_request"
+  | "unavailable"
+  | "timeout"
+  | "invalid_response"
 
 /** The provider failed or misbehaved. Rate limits map to 429/5204, everything else to 502/5020. */
 export class ModelError extends DupinError {

@@ -72,7 +72,12 @@ export type CompactionMetadata = {
   num_messages_after: number
   max_context_size: number
   threshold_pct: number
-  compaction_cost?: { total_cost: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }
+  compaction_cost?: {
+    total_cost: number
+    prompt_tokens: number
+    completion_tokens: number
+    total_tokens: number
+  }
 }
 
 /** The spec's stream events. The HTTP stream is exactly these, framed as SSE. */
@@ -80,7 +85,13 @@ export type StreamMessage =
   | { event: "start_tool_calling"; data: { tool_name: string; id: string } }
   | {
       event: "tool_calling_result"
-      data: { tool_call_id: string; role: "tool"; description: string; name: string; result: ToolResultObject }
+      data: {
+        tool_call_id: string
+        role: "tool"
+        description: string
+        name: string
+        result: ToolResultObject
+      }
     }
   | { event: "ai_message"; data: { content: string | null; reasoning: string | null; metadata: Metadata } }
   | {
@@ -104,7 +115,10 @@ export type StreamMessage =
       }
     }
   | { event: "token_count"; data: { metadata: Metadata } }
-  | { event: "conversation_history_compaction_start"; data: { content: string; metadata: CompactionStartMetadata } }
+  | {
+      event: "conversation_history_compaction_start"
+      data: { content: string; metadata: CompactionStartMetadata }
+    }
   | {
       event: "conversation_history_compacted"
       data: {

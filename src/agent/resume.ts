@@ -6,7 +6,9 @@ import type { StreamMessage } from "./events.ts"
 import { callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
 
 /** The assistant message whose calls wait for decisions, and its index in the history. */
-export function findPendingTurn(history: readonly ChatMessage[]): { index: number; message: AssistantMessage } | undefined {
+export function findPendingTurn(
+  history: readonly ChatMessage[],
+): { index: number; message: AssistantMessage } | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i]
     if (m?.role !== "assistant") continue
@@ -27,12 +29,16 @@ export async function* applyDecisions(
   step: StepContext,
 ): AsyncGenerator<StreamMessage, void> {
   const turn = findPendingTurn(history)
-  if (!turn) throw new RequestError("tool_decisions were sent but the conversation has no tool call waiting for approval.")
+  if (!turn)
+    throw new RequestError(
+      "tool_decisions were sent but the conversation has no tool call waiting for approval.",
+    )
   const calls = turn.message.tool_calls ?? []
   const pending = calls.filter((c) => c.pending_approval)
   const pendingIds = new Set(pending.map((c) => c.id))
   for (const id of decisions.keys()) {
-    if (!pendingIds.has(id)) throw new RequestError(`tool_decisions names ${id}, which is not a tool call waiting for approval.`)
+    if (!pendingIds.has(id))
+      throw new RequestError(`tool_decisions names ${id}, which is not a tool call waiting for approval.`)
   }
   const undecided = pending.filter((c) => !decisions.has(c.id)).map((c) => c.id)
   if (undecided.length > 0) {
@@ -44,7 +50,11 @@ export async function* applyDecisions(
     const description = step.executor.describe(prepared)
     const decision = decisions.get(call.id)!
     if (!decision.approved) {
-      return { prepared, description, result: StructuredToolResult.error(deniedText(decision.feedback), prepared.params) }
+      return {
+        prepared,
+        description,
+        result: StructuredToolResult.error(deniedText(decision.feedback), prepared.params),
+      }
     }
     if (prepared.tool) step.seen.add(callKey(prepared.tool.name, prepared.params))
     return { prepared, description, result: await step.executor.run(prepared, step.signal, true) }
@@ -62,6 +72,9 @@ export async function* applyDecisions(
   }
   for (const f of finished) existing.set(f.prepared.call.id, step.toMessage(f))
   const block = calls.flatMap((c) => existing.get(c.id) ?? [])
-  const cleaned: AssistantMessage = { ...turn.message, tool_calls: calls.map(({ pending_approval: _, ...c }) => c) }
+  const cleaned: AssistantMessage = {
+    ...turn.message,
+    tool_calls: calls.map(({ pending_approval: _, ...c }) => c),
+  }
   history.splice(turn.index, end - turn.index, cleaned, ...block)
 }

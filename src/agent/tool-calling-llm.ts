@@ -45,7 +45,9 @@ export class ToolCallingLLM {
       executor: this.toolExecutor,
       messages,
       maxSteps: this.maxSteps,
-      approval: options.approvalCallback ? { kind: "callback", callback: options.approvalCallback } : { kind: "off" },
+      approval: options.approvalCallback
+        ? { kind: "callback", callback: options.approvalCallback }
+        : { kind: "off" },
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
       ...(options.validateAnswer ? { validateAnswer: options.validateAnswer } : {}),

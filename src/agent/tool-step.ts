@@ -47,7 +47,8 @@ export async function* runToolCalls(
   ctx: StepContext,
 ): AsyncGenerator<StreamMessage, StepOutcome> {
   const prepared = calls.map((call) => refuseRepeats(ctx.executor.prepare(call), ctx.seen))
-  for (const p of prepared) yield { event: "start_tool_calling", data: { tool_name: p.call.function.name, id: p.call.id } }
+  for (const p of prepared)
+    yield { event: "start_tool_calling", data: { tool_name: p.call.function.name, id: p.call.id } }
 
   const finishedById = new Map<string, FinishedCall>()
   const pending: PendingApproval[] = []
@@ -56,7 +57,12 @@ export async function* runToolCalls(
   for (const p of prepared) {
     const description = ctx.executor.describe(p)
     if (p.approvalReason && !p.error && ctx.approval.kind === "pause") {
-      pending.push({ tool_call_id: p.call.id, tool_name: p.call.function.name, description, params: p.params })
+      pending.push({
+        tool_call_id: p.call.id,
+        tool_name: p.call.function.name,
+        description,
+        params: p.params,
+      })
       continue
     }
     const task = execute(p, description, ctx).then(
@@ -116,7 +122,11 @@ async function execute(p: PreparedCall, description: string, ctx: StepContext): 
     return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal) }
   }
   if (ctx.approval.kind !== "callback") {
-    return { prepared: p, description, result: StructuredToolResult.error(approvalOffText(p.approvalReason), p.params) }
+    return {
+      prepared: p,
+      description,
+      result: StructuredToolResult.error(approvalOffText(p.approvalReason), p.params),
+    }
   }
   const decision = normalizeDecision(
     await ctx.approval.callback({
@@ -127,7 +137,11 @@ async function execute(p: PreparedCall, description: string, ctx: StepContext): 
     }),
   )
   if (!decision.approved) {
-    return { prepared: p, description, result: StructuredToolResult.error(deniedText(decision.feedback), p.params) }
+    return {
+      prepared: p,
+      description,
+      result: StructuredToolResult.error(deniedText(decision.feedback), p.params),
+    }
   }
   return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal, true) }
 }

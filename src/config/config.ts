@@ -7,6 +7,7 @@ import { createChatModel } from "../llm/factory.ts"
 import type { ChatModel } from "../llm/types.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
 import { ToolExecutor } from "../tool/executor.ts"
+import { buildToolEnv } from "../tool/spawn.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
@@ -140,7 +141,10 @@ export class Config {
   createModel(name?: string): ChatModel {
     const key = name ?? this.model ?? (this.modelList ? Object.keys(this.modelList)[0] : undefined)
     if (!key) {
-      throw new ConfigError("No model configured: pass --model, set MODEL, or set model: in the config file.", "model")
+      throw new ConfigError(
+        "No model configured: pass --model, set MODEL, or set model: in the config file.",
+        "model",
+      )
     }
     const cached = this.#models.get(key)
     if (cached) return cached
@@ -149,7 +153,8 @@ export class Config {
     }
     const entry = this.modelList?.[key]
     const where = entry ? `modelList.${key}` : "model"
-    const expand = (v: string | null | undefined, k: string) => (v ? expandEnv(v, this.#env, `${where}.${k}`) : undefined)
+    const expand = (v: string | null | undefined, k: string) =>
+      v ? expandEnv(v, this.#env, `${where}.${k}`) : undefined
     const model = entry
       ? createChatModel({
           id: entry.model,
@@ -198,7 +203,7 @@ export class Config {
         enableBash: this.#init.enableBash ?? false,
         env: this.#env,
       }),
-      { limits: this.toolLimits, env: toolEnvironment(this.#env) },
+      { limits: this.toolLimits, env: buildToolEnv(this.#env) },
     )
     return this.#executor
   }
@@ -214,8 +219,16 @@ export class Config {
   }
 }
 
-function expandServer(server: NonNullable<ConfigFile["server"]>, env: Env, path: string): ConfigFile["server"] {
+function expandServer(
+  server: NonNullable<ConfigFile["server"]>,
+  env: Env,
+  path: string,
+): ConfigFile["server"] {
   const expand = (v: string | null | undefined, key: string) =>
     v ? expandEnv(v, env, `${path}: server.${key}`) : undefined
-  return { ...server, auth_token: expand(server.auth_token, "auth_token"), approval_secret: expand(server.approval_secret, "approval_secret") }
+  return {
+    ...server,
+    auth_token: expand(server.auth_token, "auth_token"),
+    approval_secret: expand(server.approval_secret, "approval_secret"),
+  }
 }

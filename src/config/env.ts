@@ -43,7 +43,10 @@ export function parseNumber(
 export function parseEnabledPrompts(value: string | undefined): Set<PromptSection> | undefined {
   if (value === undefined || value.trim() === "") return undefined
   if (value.trim().toLowerCase() === "none") return new Set()
-  const keys = value.split(",").map((k) => k.trim()).filter(Boolean)
+  const keys = value
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean)
   const bad = keys.filter((k) => !isPromptSection(k))
   if (bad.length > 0) {
     throw new ConfigError(`ENABLED_PROMPTS has unknown section ${bad.join(", ")}.`, "ENABLED_PROMPTS")
@@ -61,8 +64,10 @@ export function parseLogLevel(value: string | undefined): LogLevel {
 export function contextSettingsFromEnv(env: Env): ContextSettings {
   return {
     toolResultPct:
-      parseNumber(env.TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT, "TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT", { min: 1, max: 100 }) ??
-      DEFAULT_CONTEXT_SETTINGS.toolResultPct,
+      parseNumber(env.TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT, "TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT", {
+        min: 1,
+        max: 100,
+      }) ?? DEFAULT_CONTEXT_SETTINGS.toolResultPct,
     toolResultMaxTokens:
       parseNumber(env.TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_TOKENS, "TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_TOKENS", {
         min: 100,
@@ -82,7 +87,8 @@ const ENV_TEMPLATE = /\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g
 export function expandEnv(value: string, env: Env, where: string): string {
   return value.replace(ENV_TEMPLATE, (_, name: string) => {
     const v = env[name]
-    if (v === undefined) throw new ConfigError(`${where} uses {{ env.${name} }}, but ${name} is not set.`, where)
+    if (v === undefined)
+      throw new ConfigError(`${where} uses {{ env.${name} }}, but ${name} is not set.`, where)
     return v
   })
 }

@@ -27,7 +27,10 @@ export function parseConfigText(text: string, path: string): ConfigFile {
   }
   const value: unknown = doc.toJS() ?? {}
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new ConfigError(`${path}: the top level must be a mapping of keys (model, modelList, toolsets...).`, path)
+    throw new ConfigError(
+      `${path}: the top level must be a mapping of keys (model, modelList, toolsets...).`,
+      path,
+    )
   }
   if (!check.Check(value)) {
     throw new ConfigError(`${path}: ${describe(check.Errors(value).First()!)}`, path)

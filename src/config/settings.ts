@@ -1,6 +1,6 @@
 import type { FollowUpAction } from "../agent/events.ts"
-import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
 import { ConfigError } from "../errors.ts"
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
 import { type Env, parseNumber } from "./env.ts"
 
 export type ImageLimits = { maxImages: number; maxImageBytes: number }

@@ -45,14 +45,17 @@ export class RunbookCatalog {
   /** Reads a runbook's text. Only catalog entries can be read, so no path from the model reaches the disk. */
   read(entry: RunbookEntry): string {
     const size = statSync(entry.path).size
-    if (size > MAX_RUNBOOK_BYTES) throw new Error(`Runbook ${entry.id} is larger than ${MAX_RUNBOOK_BYTES} bytes.`)
+    if (size > MAX_RUNBOOK_BYTES)
+      throw new Error(`Runbook ${entry.id} is larger than ${MAX_RUNBOOK_BYTES} bytes.`)
     return readFileSync(entry.path, "utf8")
   }
 
   /** The catalog as the `time_runbooks` prompt section shows it. */
   promptText(): string | undefined {
     if (this.entries.length === 0) return undefined
-    const lines = this.entries.map((e) => `- ${e.id}: ${e.title}${e.description ? ` — ${e.description}` : ""}`)
+    const lines = this.entries.map(
+      (e) => `- ${e.id}: ${e.title}${e.description ? ` — ${e.description}` : ""}`,
+    )
     return `Runbooks are available. If one matches the problem, read it with fetch_runbook and follow it:\n${lines.join("\n")}`
   }
 }
@@ -65,7 +68,8 @@ function fromCatalogJson(root: string, file: string): RunbookEntry[] {
     throw new ConfigError(`${file}: not valid JSON: ${errorMessage(error)}`, file)
   }
   const list = (parsed as { catalog?: unknown }).catalog
-  if (!Array.isArray(list)) throw new ConfigError(`${file}: expected {"catalog": [{"description", "link"}]}.`, file)
+  if (!Array.isArray(list))
+    throw new ConfigError(`${file}: expected {"catalog": [{"description", "link"}]}.`, file)
   return list.flatMap((item, i) => {
     const { link, description, title } = item as Record<string, unknown>
     if (typeof link !== "string") throw new ConfigError(`${file}: catalog[${i}].link must be a string.`, file)
@@ -85,12 +89,16 @@ function fromCatalogJson(root: string, file: string): RunbookEntry[] {
 }
 
 function fromMarkdownFiles(root: string): RunbookEntry[] {
-  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).sort()
+  const files = readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .sort()
   return files.flatMap((file) => {
     const path = inside(root, file)
     if (!path) return []
     const meta = frontMatter(readFileSync(path, "utf8"))
-    return [{ id: file.replace(/\.md$/, ""), title: meta.title ?? file, description: meta.description ?? "", path }]
+    return [
+      { id: file.replace(/\.md$/, ""), title: meta.title ?? file, description: meta.description ?? "", path },
+    ]
   })
 }
 

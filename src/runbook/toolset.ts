@@ -23,7 +23,11 @@ class FetchRunbookTool extends Tool {
       const ids = this.catalog.entries.map((e) => e.id).join(", ") || "none"
       return StructuredToolResult.error(`No runbook "${id}". Available runbooks: ${ids}.`)
     }
-    return new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: this.catalog.read(entry), invocation: entry.path })
+    return new StructuredToolResult({
+      status: ToolResultStatus.SUCCESS,
+      data: this.catalog.read(entry),
+      invocation: entry.path,
+    })
   }
 }
 
@@ -34,6 +38,8 @@ export function createRunbookToolset(catalog: RunbookCatalog | undefined): Tools
     description: "Operator runbooks from the configured folders",
     tools: catalog ? [new FetchRunbookTool(catalog)] : [],
     tags: [ToolsetTag.CORE],
-    prerequisites: [new StaticPrerequisite(!empty, "No runbooks configured: set runbooks: [folder, ...] in the config.")],
+    prerequisites: [
+      new StaticPrerequisite(!empty, "No runbooks configured: set runbooks: [folder, ...] in the config."),
+    ],
   })
 }

@@ -41,7 +41,11 @@ export class ToolExecutor {
   async ensureReady(signal: AbortSignal = new AbortController().signal): Promise<void> {
     await Promise.all(
       this.toolsets.map((t) =>
-        t.checkPrerequisites({ env: this.options.env, signal, timeoutSeconds: this.options.prerequisiteTimeout ?? 10 }),
+        t.checkPrerequisites({
+          env: this.options.env,
+          signal,
+          timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
+        }),
       ),
     )
   }
@@ -80,13 +84,23 @@ export class ToolExecutor {
     const tool = this.toolsByName[call.function.name]
     if (!tool) {
       const known = Object.keys(this.toolsByName).sort().join(", ") || "none"
-      return { call, tool, params: {}, error: `Unknown tool "${call.function.name}". Available tools: ${known}.` }
+      return {
+        call,
+        tool,
+        params: {},
+        error: `Unknown tool "${call.function.name}". Available tools: ${known}.`,
+      }
     }
     let raw: unknown
     try {
       raw = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments)
     } catch (error) {
-      return { call, tool, params: {}, error: `Arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}` }
+      return {
+        call,
+        tool,
+        params: {},
+        error: `Arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}`,
+      }
     }
     const checked = tool.validate(raw)
     if (!checked.ok) return { call, tool, params: isRecord(raw) ? raw : {}, error: checked.error }
@@ -94,7 +108,12 @@ export class ToolExecutor {
     try {
       approval = tool.requiresApproval(checked.params)
     } catch (error) {
-      return { call, tool, params: checked.params, error: `${tool.name} could not check its arguments: ${errorMessage(error)}` }
+      return {
+        call,
+        tool,
+        params: checked.params,
+        error: `${tool.name} could not check its arguments: ${errorMessage(error)}`,
+      }
     }
     const approvalReason = approval === true ? `${tool.name} needs approval.` : approval || undefined
     return { call, tool, params: checked.params, ...(approvalReason ? { approvalReason } : {}) }
@@ -117,7 +136,9 @@ export class ToolExecutor {
   }
 
   describe(prepared: PreparedCall): string {
-    return prepared.tool ? prepared.tool.getParameterizedOneLiner(prepared.params) : prepared.call.function.name
+    return prepared.tool
+      ? prepared.tool.getParameterizedOneLiner(prepared.params)
+      : prepared.call.function.name
   }
 }
 

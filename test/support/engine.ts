@@ -1,7 +1,7 @@
 import { ToolCallingLLM } from "../../src/agent/tool-calling-llm.ts"
 import type { ContextSettings } from "../../src/context/limits.ts"
-import { createChatModel } from "../../src/llm/factory.ts"
 import type { ModelOverrides } from "../../src/llm/catalog.ts"
+import { createChatModel } from "../../src/llm/factory.ts"
 import { ToolExecutor } from "../../src/tool/executor.ts"
 import { buildToolEnv } from "../../src/tool/spawn.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../../src/tool/tool.ts"

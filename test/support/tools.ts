@@ -1,4 +1,3 @@
-import { runProcess } from "../../src/tool/spawn.ts"
 import {
   StructuredToolResult,
   Tool,
@@ -7,6 +6,7 @@ import {
   ToolResultStatus,
   Toolset,
 } from "../../src/core/tools.ts"
+import { runProcess } from "../../src/tool/spawn.ts"
 
 /** Echoes its `text` after `delayMs`, so tests can make calls finish in a chosen order. */
 export class EchoTool extends Tool {

@@ -18,7 +18,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const parts: string[] = []
   if (on("intro")) parts.push(text.INTRO)
   if (on("ask_user")) parts.push(text.ASK_USER)
-  if (on("todowrite_instructions") && input.toolsets.some((t) => t.status === "enabled" && t.name === PLANNING_TOOLSET)) {
+  if (
+    on("todowrite_instructions") &&
+    input.toolsets.some((t) => t.status === "enabled" && t.name === PLANNING_TOOLSET)
+  ) {
     parts.push(text.TODOWRITE_INSTRUCTIONS)
   }
   if (on("ai_safety")) parts.push(text.AI_SAFETY)

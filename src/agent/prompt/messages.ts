@@ -54,7 +54,9 @@ export function buildUserMessage(
     sections,
     files,
     runbooks: input.runbooks?.promptText(),
-    todoEnabled: input.toolExecutor.toolsets.some((t) => t.name === PLANNING_TOOLSET && t.status === "enabled"),
+    todoEnabled: input.toolExecutor.toolsets.some(
+      (t) => t.name === PLANNING_TOOLSET && t.status === "enabled",
+    ),
     ...(input.now ? { now: input.now } : {}),
   })
   return { role: "user", content: userContent(prompt, input.images ?? []) }

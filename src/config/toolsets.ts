@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs"
+import { ConfigError, errorMessage } from "../errors.ts"
+import type { RunbookCatalog } from "../runbook/catalog.ts"
+import { createRunbookToolset } from "../runbook/toolset.ts"
+import type { Toolset } from "../tool/toolset.ts"
+import { createBashToolset } from "../toolset/bash/index.ts"
+import { builtinToolsetSources } from "../toolset/builtin/index.ts"
+import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "../toolset/loader.ts"
+import { createPlanningToolset, PLANNING_TOOLSET } from "../toolset/todo.ts"
+import type { Env } from "./env.ts"
+
+export type ToolsetSources = {
+  /** The config file's `toolsets:` map. */
+  config: Record<string, unknown>
+  /** Paths of custom YAML toolset files. */
+  customFiles: readonly string[]
+  /** Library toolset instances. */
+  additional: readonly Toolset[]
+  runbooks: RunbookCatalog | undefined
+  /** The CLI's `--bash`. */
+  enableBash: boolean
+  env: Env
+}
+
+/** Toolsets implemented in code and configured through `toolsets.<name>` like the YAML ones. */
+const CODE_TOOLSETS = new Set(["bash", PLANNING_TOOLSET])
+
+/**
+ * Every toolset one engine offers: the built-in YAML files < config `toolsets:` < custom files,
+ * then the code toolsets (planning, runbook, bash) and the library's own instances.
+ */
+export function assembleToolsets(sources: ToolsetSources): Toolset[] {
+  const yamlConfig = Object.fromEntries(
+    Object.entries(sources.config).filter(([name]) => !CODE_TOOLSETS.has(name)),
+  )
+  const definitions = mergeToolsetSources({
+    builtin: builtinToolsetSources().flatMap((s) => parseToolsetFile(s.text, s.fileName)),
+    config: yamlConfig,
+    custom: sources.customFiles.flatMap((path) => parseToolsetFile(readToolsetFile(path), path)),
+  })
+  const toolsets = [...buildToolsets(definitions)]
+
+  const planning = createPlanningToolset()
+  planning.enabled = enabledFlag(sources.config[PLANNING_TOOLSET], true)
+  toolsets.push(planning, createRunbookToolset(sources.runbooks))
+
+  const bashEntry = codeToolsetEntry(sources.config.bash, "bash")
+  const bash = createBashToolset(bashEntry.config ?? {})
+  bash.enabled = sources.enableBash || (bashEntry.enabled ?? false)
+  toolsets.push(bash)
+
+  for (const extra of sources.additional) {
+    if (toolsets.some((t) => t.name === extra.name)) {
+      throw new ConfigError(
+        `additionalToolsets: a toolset named ${extra.name} already exists.`,
+        "additionalToolsets",
+      )
+    }
+    toolsets.push(extra)
+  }
+  return toolsets
+}
+
+function readToolsetFile(path: string): string {
+  try {
+    return readFileSync(path, "utf8")
+  } catch (error) {
+    throw new ConfigError(`custom_toolsets: cannot read ${path}: ${errorMessage(error)}`, path)
+  }
+}
+
+type CodeToolsetEntry = { enabled?: boolean; config?: Record<string, unknown> }
+
+/** `toolsets.<name>` for a toolset written in code: only `enabled` and `config` make sense. */
+function codeToolsetEntry(value: unknown, name: string): CodeToolsetEntry {
+  if (value === undefined || value === null) return {}
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(`toolsets.${name}: expected a mapping with enabled and config.`, `toolsets.${name}`)
+  }
+  const entry = value as Record<string, unknown>
+  const unknown = Object.keys(entry).filter((k) => k !== "enabled" && k !== "config")
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `toolsets.${name}.${unknown[0]}: unknown key. Allowed keys here: enabled, config.`,
+      `toolsets.${name}`,
+    )
+  }
+  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") {
+    throw new ConfigError(`toolsets.${name}.enabled: expected true or false.`, `toolsets.${name}.enabled`)
+  }
+  if (
+    entry.config !== undefined &&
+    (typeof entry.config !== "object" || entry.config === null || Array.isArray(entry.config))
+  ) {
+    throw new ConfigError(`toolsets.${name}.config: expected a mapping.`, `toolsets.${name}.config`)
+  }
+  return entry as CodeToolsetEntry
+}
+
+function enabledFlag(value: unknown, fallback: boolean): boolean {
+  return codeToolsetEntry(value, PLANNING_TOOLSET).enabled ?? fallback
+}
