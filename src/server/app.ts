@@ -5,7 +5,7 @@ import { log } from "../log.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
-import { ChatRequest } from "./chat-request.ts"
+import { ChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse } from "./errors.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
@@ -22,7 +22,7 @@ export type AppOptions = {
   now?: () => number
 }
 
-type RequestInfo = { start: number; model?: string }
+type RequestInfo = { start: number; model?: string; status?: number }
 
 /**
  * The HTTP API (CONTRACT §5) as an Elysia app. Listen with `app.listen(...)`, or use
@@ -77,12 +77,20 @@ export function createApp(config: Config, options: AppOptions = {}) {
         if (typeof body !== "object" || body === null || Array.isArray(body)) {
           throw new RequestError("The request body must be a JSON object.", { kind: "schema" })
         }
-        return body
+        return withoutNulls(body as Record<string, unknown>)
       })
-      .onError(({ code, error }) => errorResponse(error, code))
+      .onError(({ code, error, request }) => {
+        const response = errorResponse(error, code)
+        // onAfterResponse does not see this Response, so the access log takes the status from here.
+        const entry = requests.get(request)
+        if (entry) entry.status = response.status
+        return response
+      })
       .onAfterResponse(({ request, set, responseValue, route }) => {
         const entry = requests.get(request)
-        const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+        const status =
+          entry?.status ??
+          (responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
         const seconds = entry ? (performance.now() - entry.start) / 1000 : 0
         const path = new URL(request.url).pathname
         const routeLabel = route || "unmatched"

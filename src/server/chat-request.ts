@@ -3,20 +3,22 @@ import { t } from "elysia"
 /**
  * The body of `POST /api/chat` (spec "Chat request body"). Failing this schema is a 422; what is
  * well-formed but wrong (history pairing, unknown model, ...) is checked later and is a 400.
- * Optional fields also accept `null`, which clients that serialise absent values send.
+ * Top-level `null`s (clients that serialise absent values) are dropped before validation
+ * (`withoutNulls`), which keeps the schema free of `Nullable` unions whose errors would point at
+ * the whole field instead of the failing element.
  */
-const opt = <T extends Parameters<typeof t.Nullable>[0]>(schema: T) => t.Optional(t.Nullable(schema))
+const opt = t.Optional
 
 const ImageObject = t.Object({
   url: t.String({ minLength: 1 }),
-  detail: opt(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("auto")])),
-  format: opt(t.String()),
+  detail: t.Optional(t.Nullable(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("auto")]))),
+  format: t.Optional(t.Nullable(t.String())),
 })
 
 export const ToolDecision = t.Object({
   tool_call_id: t.String({ minLength: 1 }),
   approved: t.Boolean(),
-  feedback: opt(t.String()),
+  feedback: t.Optional(t.Nullable(t.String())),
 })
 
 export const ChatRequest = t.Object({
@@ -28,8 +30,8 @@ export const ChatRequest = t.Object({
     t.Object({
       type: t.Literal("json_schema"),
       json_schema: t.Object({
-        name: opt(t.String()),
-        strict: opt(t.Boolean()),
+        name: t.Optional(t.Nullable(t.String())),
+        strict: t.Optional(t.Nullable(t.Boolean())),
         schema: t.Record(t.String(), t.Unknown()),
       }),
     }),
@@ -43,3 +45,8 @@ export const ChatRequest = t.Object({
 })
 
 export type ChatRequestBody = typeof ChatRequest.static
+
+/** The body with its top-level `null` values removed (see above). */
+export function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null))
+}

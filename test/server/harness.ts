@@ -135,11 +135,13 @@ export function eventOf<E extends StreamMessage["event"]>(
   events: readonly StreamMessage[],
   name: E,
   index = 0,
-): Extract<StreamMessage, { event: E }>["data"] {
+): EventData[E] {
   const found = events.filter((e) => e.event === name)[index]
   if (!found) throw new Error(`no ${name} event #${index} in ${events.map((e) => e.event).join(", ")}`)
-  return found.data as Extract<StreamMessage, { event: E }>["data"]
+  return found.data as EventData[E]
 }
+
+type EventData = { [M in StreamMessage as M["event"]]: M["data"] }
 
 /** The provider request messages of call `n`. */
 export function providerMessages(fake: FakeProvider, n: number): Array<Record<string, unknown>> {

@@ -38,7 +38,8 @@ describe("SSE stream", () => {
   test("a turn with two parallel tool calls: every event and every field, framed per CONTRACT §5", async () => {
     // A small per-tool budget so one result is cut and metadata.truncations appears.
     h = await startHarness({ env: { TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_TOKENS: "100" } })
-    const long = "x".repeat(3000)
+    // Varied text: js-tiktoken is quadratic on a long run of one character (seconds for 3000).
+    const long = "lorem ipsum dolor sit amet ".repeat(120)
     h.fake.script(
       {
         content: "Looking at both.",
