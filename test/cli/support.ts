@@ -76,3 +76,9 @@ export function approvalToolsetFile(): string {
 export function messagesOf(body: Record<string, unknown> | null): Array<{ role: string; content: unknown }> {
   return (body?.messages ?? []) as Array<{ role: string; content: unknown }>
 }
+
+/**
+ * Per-test timeout for tests that start `dupin` as a subprocess: each start compiles the sources,
+ * which takes seconds on a loaded CI machine (Bun's default is 5 s).
+ */
+export const SUBPROCESS_TIMEOUT_MS = 60_000
