@@ -93,6 +93,25 @@ describe("non-stream chat", () => {
     expect(second.follow_up_actions).toEqual([])
   })
 
+  test("optional fields sent as null are treated as absent", async () => {
+    h = await startHarness()
+    h.fake.script({ content: "ok" })
+    const res = await h.post({
+      ask: "q",
+      model: null,
+      conversation_history: null,
+      response_format: null,
+      images: null,
+      stream: null,
+      enable_tool_approval: null,
+      additional_system_prompt: null,
+      behavior_controls: null,
+      tool_decisions: null,
+    })
+    expect(res.status).toBe(200)
+    expect((await json(res)).analysis).toBe("ok")
+  })
+
   test("configured follow-up actions replace the built-in ones on a first turn", async () => {
     const action = { id: "x", action_label: "X", pre_action_notification_text: "Doing X", prompt: "Do X" }
     h = await startHarness({ init: { followUpActions: [action] } })
