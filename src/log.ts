@@ -10,8 +10,11 @@ const SECRET_KEY = /(api[_-]?key|authorization|token|secret|password|signature)/
 let threshold: LogLevel = "INFO"
 let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`)
 
-export function setLogLevel(level: LogLevel): void {
+/** Sets the minimum level written. Returns the previous one. */
+export function setLogLevel(level: LogLevel): LogLevel {
+  const previous = threshold
   threshold = level
+  return previous
 }
 
 /** Redirects log lines (tests, the CLI's quiet mode). Returns the previous sink. */

@@ -1,17 +1,23 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { ConfigError } from "../../src/errors.ts"
 import { catalogCandidates, lookupCatalog, resolveModelInfo } from "../../src/llm/catalog.ts"
-import { setLogSink } from "../../src/log.ts"
+import { setLogLevel, setLogSink } from "../../src/log.ts"
 
-let restoreSink: ((line: string) => void) | undefined
+let restore: (() => void) | undefined
 afterEach(() => {
-  if (restoreSink) setLogSink(restoreSink)
-  restoreSink = undefined
+  restore?.()
+  restore = undefined
 })
 
+/** Captures log lines at every level until the test ends. */
 function captureLog(): string[] {
   const lines: string[] = []
-  restoreSink = setLogSink((line) => lines.push(line))
+  const sink = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("DEBUG")
+  restore = () => {
+    setLogSink(sink)
+    setLogLevel(level)
+  }
   return lines
 }
 
