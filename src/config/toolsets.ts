@@ -41,7 +41,7 @@ export function assembleToolsets(sources: ToolsetSources): Toolset[] {
   const toolsets = [...buildToolsets(definitions)]
 
   const planning = createPlanningToolset()
-  planning.enabled = enabledFlag(sources.config[PLANNING_TOOLSET], true)
+  planning.enabled = codeToolsetEntry(sources.config[PLANNING_TOOLSET], PLANNING_TOOLSET).enabled ?? true
   toolsets.push(planning, createRunbookToolset(sources.runbooks))
 
   const bashEntry = codeToolsetEntry(sources.config.bash, "bash")
@@ -95,8 +95,4 @@ function codeToolsetEntry(value: unknown, name: string): CodeToolsetEntry {
     throw new ConfigError(`toolsets.${name}.config: expected a mapping.`, `toolsets.${name}.config`)
   }
   return entry as CodeToolsetEntry
-}
-
-function enabledFlag(value: unknown, fallback: boolean): boolean {
-  return codeToolsetEntry(value, PLANNING_TOOLSET).enabled ?? fallback
 }
