@@ -3,7 +3,12 @@
  * `bun run build --all` → dist/dupin-<os>-<arch> for every supported target.
  * Toolsets, prompts and the model catalog are imported statically, so the binary reads nothing
  * from the build tree at run time.
+ *
+ * Cross-compiling needs the Bun runtime of each target, which Bun downloads from the internet on
+ * first use (then caches it). Without network access those targets fail; `--all` then reports
+ * each target's outcome and exits 1, and the host build (`bun run build`) is unaffected.
  */
+import { statSync } from "node:fs"
 import { $ } from "bun"
 import pkg from "./package.json" with { type: "json" }
 
@@ -35,15 +40,41 @@ async function build(target: string | undefined, outfile: string, gitCommit: str
     },
   })
   if (!result.success) {
-    for (const log of result.logs) console.error(log)
-    throw new Error(`build failed for ${target ?? "host"}`)
+    throw new Error(result.logs.map((log) => String(log)).join("\n") || "Bun.build reported failure")
   }
-  console.log(`built ${outfile}`)
+}
+
+/** Bun.build throws an AggregateError whose own message is only "Bundle failed". */
+function reason(error: unknown): string {
+  const inner = error instanceof AggregateError ? error.errors.map(String) : []
+  const text = inner.length > 0 ? inner.join("; ") : error instanceof Error ? error.message : String(error)
+  return text.split("\n")[0] ?? text
+}
+
+function size(path: string): string {
+  return `${(statSync(path).size / 1024 / 1024).toFixed(1)} MiB`
 }
 
 const gitCommit = await commit()
-if (process.argv.includes("--all")) {
-  for (const target of TARGETS) await build(target, `./dist/dupin-${target}`, gitCommit)
-} else {
+if (!process.argv.includes("--all")) {
   await build(undefined, "./dist/dupin", gitCommit)
+  console.log(`built ./dist/dupin (${size("./dist/dupin")}, ${pkg.version}, commit ${gitCommit})`)
+} else {
+  let failed = 0
+  for (const target of TARGETS) {
+    const outfile = `./dist/dupin-${target}`
+    try {
+      await build(target, outfile, gitCommit)
+      console.log(`${target}: built ${outfile} (${size(outfile)})`)
+    } catch (error) {
+      failed++
+      console.error(
+        `${target}: FAILED: ${reason(error)}\n` +
+          `  (cross-compiling downloads the Bun ${Bun.version} runtime for ${target}; check network access, ` +
+          "or build on a machine of that platform with `bun run build`)",
+      )
+    }
+  }
+  console.log(`${TARGETS.length - failed} of ${TARGETS.length} targets built`)
+  if (failed > 0) process.exit(1)
 }
