@@ -38,7 +38,6 @@ export function createApp(config: Config, options: AppOptions = {}) {
   })
   const readiness = new Readiness(config)
   const requests = new WeakMap<Request, RequestInfo>()
-  let server: { timeout(request: Request, seconds: number): void } | null = null
 
   const chatDeps = {
     config,
@@ -46,7 +45,6 @@ export function createApp(config: Config, options: AppOptions = {}) {
     metrics,
     runs,
     pingIntervalMs: options.pingIntervalMs,
-    keepOpen: (request: Request) => server?.timeout(request, 0),
     noteModel: (request: Request, model: string) => {
       const entry = requests.get(request)
       if (entry) entry.model = model
@@ -61,12 +59,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
         maxRequestBodySize: config.server.maxBodyBytes + 1024 * 1024,
       },
     })
-      .onStart(({ server: s }) => {
-        server = s
-      })
       // Auth runs before routing and body parsing: an anonymous client costs nothing.
-      .onRequest(({ request, server: s }) => {
-        server ??= s
+      .onRequest(({ request }) => {
         requests.set(request, { start: performance.now() })
         if (!OPEN_PATHS.has(new URL(request.url).pathname))
           authenticate(request.headers, config.server.authToken)

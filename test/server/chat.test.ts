@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import type { ChatMessage } from "../../src/llm/types.ts"
+import { liveInGroup } from "../support/tools.ts"
 import { eventOf, type Harness, providerMessages, providerRequests, startHarness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -91,6 +94,26 @@ describe("non-stream chat", () => {
     expect(String(sent[3]?.content)).toContain("two")
     expect(second.conversation_history).toHaveLength(5)
     expect(second.follow_up_actions).toEqual([])
+  })
+
+  test("a client that hangs up on a non-stream request stops the run and kills the tool", async () => {
+    h = await startHarness()
+    h.fake.script({ toolCalls: [{ id: "n1", name: "nap", arguments: {} }] }, { content: "never asked" })
+    const abort = new AbortController()
+    const request = h.post({ ask: "sleep" }, {}, abort.signal).catch(() => undefined)
+    const pidFile = join(h.dir, "nap.pid")
+    for (let i = 0; i < 150 && !existsSync(pidFile); i++) await Bun.sleep(20)
+    const pgid = Number(readFileSync(pidFile, "utf8").trim())
+    expect(liveInGroup(pgid).length).toBeGreaterThan(0)
+    abort.abort()
+    await request
+    for (let i = 0; i < 100 && liveInGroup(pgid).length > 0; i++) await Bun.sleep(20)
+    expect(liveInGroup(pgid)).toEqual([])
+    for (let i = 0; i < 50 && h.runs.size > 0; i++) await Bun.sleep(20)
+    expect(h.runs.size).toBe(0)
+    expect(h.fake.pending()).toBe(1)
+    await Bun.sleep(20)
+    expect(h.metrics.requests.get({ method: "POST", route: "/api/chat", status: "499" })).toBe(1)
   })
 
   test("optional fields sent as null are treated as absent", async () => {

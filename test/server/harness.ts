@@ -42,7 +42,7 @@ export type Harness = {
   dir: string
   metrics: ServerMetrics
   runs: ActiveRuns
-  post(body: unknown, headers?: Record<string, string>): Promise<Response>
+  post(body: unknown, headers?: Record<string, string>, signal?: AbortSignal): Promise<Response>
   /** Posts with `stream: true` and reads the whole stream. */
   stream(body: Record<string, unknown>, headers?: Record<string, string>): Promise<SseResult>
   stop(): Promise<void>
@@ -87,9 +87,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const app = createApp(config, { metrics, runs, ...options.app })
   app.listen({ hostname: "127.0.0.1", port: 0 })
   const url = `http://127.0.0.1:${app.server?.port}`
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
+  const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
     fetch(`${url}/api/chat`, {
       method: "POST",
+      ...(signal ? { signal } : {}),
       headers: { "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
     })

@@ -16,8 +16,6 @@ export type ChatDeps = {
   metrics: ServerMetrics
   runs: ActiveRuns
   pingIntervalMs: number | undefined
-  /** Lifts the connection's idle timeout: a run may be silent for minutes (non-stream) or between pings. */
-  keepOpen: (request: Request) => void
   /** Records the model of the request for the access log. */
   noteModel: (request: Request, model: string) => void
 }
@@ -34,7 +32,6 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
   for (const decision of plan.agent.decisions?.values() ?? []) {
     deps.metrics.approvals.inc({ outcome: decision.approved ? "approved" : "denied" })
   }
-  deps.keepOpen(request)
 
   const abort = new AbortController()
   const onClientGone = () => {
@@ -67,6 +64,10 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
   } catch (error) {
     // Shutdown ended the run: say so rather than report the abort it caused.
     if (abort.signal.reason instanceof ServerShuttingDown) throw abort.signal.reason
+    // Nobody reads this; 499 (nginx's "client closed request") keeps the access log and metrics honest.
+    if (abort.signal.reason instanceof ClientGone) {
+      return jsonResponse(499, { detail: "The client closed the request.", error_code: 1 })
+    }
     const code = (error as { errorCode?: unknown }).errorCode
     deps.metrics.chatErrors.inc({ error_code: typeof code === "number" ? String(code) : "1" })
     throw error
