@@ -1,5 +1,6 @@
 import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import { AbortError, ModelError, ToolError } from "../../errors.ts"
+import { TokenCounter } from "../../llm/tokens.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
@@ -46,6 +47,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     maxSteps: config.maxSteps,
     context: config.context,
   })
+  // Both are needed before the first question goes out. The prerequisite checks mostly wait on
+  // subprocesses while the tokenizer parses its ranks on the CPU, so started together they
+  // overlap; each is cached and awaited again where it is used.
+  executor.ensureReady().catch(() => undefined)
+  TokenCounter.forModel(recorder.info.id).catch(() => undefined)
 
   const stdin = terminal ? undefined : await readPipedStdin()
   const reader = terminal ? new LineReader(process.stdin, writeStderr) : undefined
