@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test"
+import { join } from "node:path"
+import type { TObject, TSchema } from "@sinclair/typebox"
+import { parseAllDocuments } from "yaml"
+import { Config } from "../../src/config/config.ts"
+import { ConfigFileSchema } from "../../src/config/schema.ts"
+
+const DEPLOY = join(import.meta.dir, "../../deploy")
+const EXAMPLE = join(DEPLOY, "config.example.yaml")
+const ENV = { OPENAI_API_KEY: "sk-test", SVC_AUTH_TOKEN: "token", SVC_APPROVAL_SECRET: "secret" }
+
+/** Every key path of an object schema, descending into nested objects and record values. */
+function keyPaths(schema: TSchema, prefix = ""): string[] {
+  const props = (schema as TObject).properties
+  if (props) {
+    return Object.entries(props).flatMap(([key, value]) => [
+      `${prefix}${key}`,
+      ...keyPaths(value, `${prefix}${key}.`),
+    ])
+  }
+  const patterns = (schema as { patternProperties?: Record<string, TSchema> }).patternProperties
+  const record = patterns ? Object.values(patterns)[0] : undefined
+  if (record) return keyPaths(record, `${prefix}*.`)
+  const items = (schema as { items?: TSchema }).items
+  return items ? keyPaths(items, `${prefix}[].`) : []
+}
+
+describe("deploy/config.example.yaml", () => {
+  test("loads with Config.loadFromFile, and its toolsets and models build", () => {
+    const config = Config.loadFromFile(EXAMPLE, { env: ENV })
+    expect(config.model).toBe("fast")
+    expect(config.modelNames()).toEqual(["fast", "accurate"])
+    expect(config.server).toMatchObject({
+      host: "127.0.0.1",
+      port: 5050,
+      authToken: "token",
+      approvalSecret: "secret",
+    })
+    expect(config.followUpActions.map((a) => a.id)).toEqual(["logs", "fix"])
+    expect(config.createModel("fast").info.id).toBe("openai/gpt-4.1-mini")
+    const names = config.toolExecutor().toolsets.map((t) => t.name)
+    expect(names).toContain("kubernetes/core")
+    expect(config.toolExecutor().toolsets.find((t) => t.name === "docker/core")?.enabled).toBe(false)
+  })
+
+  test("shows every key of the config file schema", async () => {
+    const text = await Bun.file(EXAMPLE).text()
+    const value = (await import("yaml")).parse(text)
+    const present = new Set<string>()
+    const walk = (node: unknown, prefix: string, schemaPath: string) => {
+      if (!node || typeof node !== "object") return
+      for (const [key, child] of Object.entries(node)) {
+        const isRecord = schemaPath === "modelList" || schemaPath === "toolsets"
+        const path = isRecord ? `${schemaPath}.*` : `${prefix}${key}`
+        if (schemaPath !== "toolsets") present.add(path)
+        if (Array.isArray(child)) for (const item of child) walk(item, `${path}.[].`, `${path}.[]`)
+        else walk(child, `${path}.`, path)
+      }
+    }
+    walk(value, "", "")
+    const missing = keyPaths(ConfigFileSchema).filter(
+      (path) => !path.startsWith("toolsets.") && !present.has(path),
+    )
+    expect(missing).toEqual([])
+  })
+})
+
+describe("deploy/rbac.yaml", () => {
+  test("read-only ClusterRole without Secrets, bound to the dupin ServiceAccount", async () => {
+    const docs = parseAllDocuments(await Bun.file(join(DEPLOY, "rbac.yaml")).text()).map((d) => d.toJS())
+    const kinds = docs.map((d) => d.kind)
+    expect(kinds).toEqual(expect.arrayContaining(["ServiceAccount", "ClusterRole", "ClusterRoleBinding"]))
+    const role = docs.find((d) => d.kind === "ClusterRole")
+    const rules: Array<{ resources: string[]; verbs: string[] }> = role.rules
+    for (const rule of rules) {
+      expect(rule.verbs.every((v) => ["get", "list", "watch"].includes(v))).toBe(true)
+      expect(rule.resources.some((r) => r === "*" || r.startsWith("secrets"))).toBe(false)
+    }
+    expect(rules.flatMap((r) => r.resources)).toContain("pods/log")
+    const binding = docs.find((d) => d.kind === "ClusterRoleBinding")
+    expect(binding.roleRef.name).toBe(role.metadata.name)
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "dupin", namespace: "dupin" }])
+  })
+})
+
+describe("deploy/dupin.service", () => {
+  test("runs serve as the dupin user with the hardening the guide promises", async () => {
+    const unit = await Bun.file(join(DEPLOY, "dupin.service")).text()
+    const settings = unit.split("\n").filter((l) => /^[A-Za-z]+=/.test(l))
+    for (const line of [
+      "User=dupin",
+      "SupplementaryGroups=systemd-journal",
+      "ExecStart=/usr/local/bin/dupin serve --config /etc/dupin/config.yaml",
+      "EnvironmentFile=/etc/dupin/env",
+      "Environment=KUBECONFIG=/etc/dupin/kubeconfig",
+      "ProtectSystem=strict",
+      "ProtectHome=true",
+      "NoNewPrivileges=true",
+      "PrivateTmp=true",
+      "Restart=on-failure",
+      "CapabilityBoundingSet=",
+      "SystemCallFilter=@system-service",
+    ]) {
+      expect(settings).toContain(line)
+    }
+    // Bun's JIT needs W+X memory: this setting would crash the service at start.
+    expect(settings.some((l) => l.startsWith("MemoryDenyWriteExecute="))).toBe(false)
+  })
+})
