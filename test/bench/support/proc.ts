@@ -1,0 +1,50 @@
+/**
+ * Reads a process's memory and CPU from /proc (Linux). Peak RSS is the kernel's VmHWM, which
+ * catches spikes a sampler would miss; CPU is utime + stime of the process itself (children that
+ * were reaped are counted separately, in cutime/cstime).
+ */
+import { readFileSync } from "node:fs"
+
+const CLOCK_TICKS = 100 // sysconf(_SC_CLK_TCK) on every Linux we run on
+
+export type ProcSample = { rssKb: number; hwmKb: number; cpuSeconds: number; childCpuSeconds: number }
+
+export function sampleProc(pid: number): ProcSample {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN)
+  // Fields after the command name (which may contain spaces) start at ") ".
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  // fields[0] is field 3 (state); utime is field 14, stime 15, cutime 16, cstime 17.
+  const at = (field: number) => Number(fields[field - 3])
+  return {
+    rssKb: kb("VmRSS"),
+    hwmKb: kb("VmHWM"),
+    cpuSeconds: (at(14) + at(15)) / CLOCK_TICKS,
+    childCpuSeconds: (at(16) + at(17)) / CLOCK_TICKS,
+  }
+}
+
+/** Live (non-zombie) children of `pid`, as "pid stat" lines. PID 1 here does not reap, so zombies are ignored. */
+export function liveChildren(pid: number): string[] {
+  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "--ppid", String(pid)])
+  return ps.stdout
+    .toString()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/\sZ/.test(l))
+}
+
+/** Live (non-zombie) members of a process group. */
+export function liveInGroup(pgid: number): string[] {
+  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "-g", String(pgid)])
+  return ps.stdout
+    .toString()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/\sZ/.test(l))
+}
+
+export function mib(kb: number): number {
+  return kb / 1024
+}
