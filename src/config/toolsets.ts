@@ -5,7 +5,9 @@ import { createRunbookToolset } from "../runbook/toolset.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { createBashToolset } from "../toolset/bash/index.ts"
 import { builtinToolsetSources } from "../toolset/builtin/index.ts"
+import { createInternetToolset, INTERNET_TOOLSET } from "../toolset/internet/index.ts"
 import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "../toolset/loader.ts"
+import { createPrometheusToolset, PROMETHEUS_TOOLSET } from "../toolset/prometheus/index.ts"
 import { createPlanningToolset, PLANNING_TOOLSET } from "../toolset/todo.ts"
 import type { Env } from "./env.ts"
 
@@ -23,11 +25,12 @@ export type ToolsetSources = {
 }
 
 /** Toolsets implemented in code and configured through `toolsets.<name>` like the YAML ones. */
-const CODE_TOOLSETS = new Set(["bash", PLANNING_TOOLSET])
+const CODE_TOOLSETS = new Set(["bash", PLANNING_TOOLSET, INTERNET_TOOLSET, PROMETHEUS_TOOLSET])
 
 /**
  * Every toolset one engine offers: the built-in YAML files < config `toolsets:` < custom files,
- * then the code toolsets (planning, runbook, bash) and the library's own instances.
+ * then the code toolsets (planning, runbook, bash, internet, prometheus/metrics) and the library's
+ * own instances.
  */
 export function assembleToolsets(sources: ToolsetSources): Toolset[] {
   const yamlConfig = Object.fromEntries(
@@ -48,6 +51,10 @@ export function assembleToolsets(sources: ToolsetSources): Toolset[] {
   const bash = createBashToolset(bashEntry.config ?? {})
   bash.enabled = sources.enableBash || (bashEntry.enabled ?? false)
   toolsets.push(bash)
+  toolsets.push(createInternetToolset(codeToolsetEntry(sources.config[INTERNET_TOOLSET], INTERNET_TOOLSET)))
+  toolsets.push(
+    createPrometheusToolset(codeToolsetEntry(sources.config[PROMETHEUS_TOOLSET], PROMETHEUS_TOOLSET)),
+  )
 
   for (const extra of sources.additional) {
     if (toolsets.some((t) => t.name === extra.name)) {
