@@ -117,6 +117,29 @@ describe("interactive ask on a terminal", () => {
   )
 
   test(
+    "Ctrl+C at an approval question denies the call, stops the run and returns to the prompt",
+    async () => {
+      fake.script({ toolCalls: [{ name: "restart_service", arguments: { service: "nginx" } }] })
+      session = new PtySession(
+        ["ask", "restart nginx", "--toolset-file", approvalToolsetFile()],
+        cliEnv(fake),
+        tmpdir(),
+      )
+      await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+      session.type("\x03")
+      await session.waitFor("Stopped.")
+      await session.waitFor("\n> ")
+      // The run ended without a second model call, and nothing was restarted.
+      expect(fake.requests).toHaveLength(1)
+      expect(session.output).toContain("✗ restart_service")
+      expect(session.output).not.toContain("✓ restart_service")
+      session.type("/exit\n")
+      expect(await session.exited()).toBe(0)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
     "end of input (Ctrl+D) at the prompt exits 0",
     async () => {
       fake.script({ content: "Answer." })

@@ -54,6 +54,8 @@ export async function run(iso: Isolated, args: readonly string[], timeoutMs = 60
 export type Served = {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">
   url: string
+  /** Milliseconds from spawn to the "listening" log line (the port is bound). */
+  listeningMs: number
   /** Milliseconds from spawn to the first 200 from /readyz. */
   readyMs: number
   stderr: () => string
@@ -83,14 +85,18 @@ export async function serve(
   })()
   const deadline = started + timeoutMs
   let url: string | undefined
+  let listeningMs = 0
   while (performance.now() < deadline) {
-    url ??= log.match(/"url":"(http:\/\/[^"]+)"/)?.[1]
+    if (!url) {
+      url = log.match(/"url":"(http:\/\/[^"]+)"/)?.[1]
+      if (url) listeningMs = performance.now() - started
+    }
     if (url) {
       const ready = await fetch(`${url}/readyz`).then(
         (r) => r.status === 200,
         () => false,
       )
-      if (ready) return { proc, url, readyMs: performance.now() - started, stderr: () => log }
+      if (ready) return { proc, url, listeningMs, readyMs: performance.now() - started, stderr: () => log }
     }
     if (proc.exitCode !== null) break
     await Bun.sleep(5)

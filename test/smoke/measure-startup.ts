@@ -1,7 +1,8 @@
 /**
  * Startup numbers of a built binary, median of N runs (default 5):
  *   bun test/smoke/measure-startup.ts dist/dupin [runs]
- * - serve: spawn → first 200 from /readyz, and resident memory after 2 s idle;
+ * - serve: spawn → port bound ("listening" log line), spawn → first 200 from /readyz (toolset
+ *   prerequisites checked), and resident memory after 2 s idle;
  * - ask: spawn → the first request reaching the provider (what the user waits for before the
  *   model even starts), and total time for a one-step answer;
  * - version: total time.
@@ -32,6 +33,7 @@ function report(name: string, values: number[], unit: string): void {
 
 const fake = await startFakeProvider()
 const iso = isolate(binaryPath, { OPENAI_API_KEY: "test", OPENAI_BASE_URL: fake.url, MODEL: "openai/gpt-4o" })
+const listening: number[] = []
 const ready: number[] = []
 const rss: number[] = []
 const firstRequest: number[] = []
@@ -41,6 +43,7 @@ const version: number[] = []
 try {
   for (let i = 0; i < runs; i++) {
     const server = await serve(iso)
+    listening.push(server.listeningMs)
     ready.push(server.readyMs)
     await Bun.sleep(2000)
     const mib = await rssMiB(server.proc.pid)
@@ -64,6 +67,7 @@ try {
     version.push(performance.now() - v0)
   }
   console.log(`${binaryPath}, ${runs} runs, ${process.platform}-${process.arch}`)
+  report("serve: spawn → listening", listening, "ms")
   report("serve: spawn → /readyz 200", ready, "ms")
   if (rss.length) report("serve: idle RSS after 2 s", rss, "MiB")
   report("ask: spawn → first LLM request", firstRequest, "ms")

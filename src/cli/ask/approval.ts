@@ -22,6 +22,8 @@ export function askOnTerminal(
   reader: LineReader,
   progress: Progress,
   write: (text: string) => void,
+  /** The current run's signal: Ctrl+C at the question denies the call and stops the run. */
+  runSignal: () => AbortSignal | undefined,
 ): ApprovalCallback {
   let queue: Promise<unknown> = Promise.resolve()
   return (pending) => {
@@ -31,15 +33,17 @@ export function askOnTerminal(
   }
 
   async function ask(pending: PendingApproval): Promise<ApprovalDecision> {
+    const signal = runSignal()
+    // Queued behind a question the user answered with Ctrl+C: the run is over, do not ask.
+    if (signal?.aborted) return { approved: false, feedback: "The user stopped the run." }
     progress.hold()
     try {
       const call = formatCall(pending.tool_name, pending.params)
       if (pending.description && pending.description !== call) write(`  ${pending.description}\n`)
-      const answer = await reader.read(`Run ${call}? [y/N] `, { fresh: true })
-      if (answer === null)
-        return { approved: false, feedback: "The user closed the input without answering." }
+      const answer = await reader.read(`Run ${call}? [y/N] `, { fresh: true, signal })
+      if (answer === null) return { approved: false, feedback: "The user did not answer." }
       if (/^\s*y(es)?\s*$/i.test(answer)) return { approved: true }
-      const feedback = await reader.read("Feedback for the model (optional, Enter to skip): ")
+      const feedback = await reader.read("Feedback for the model (optional, Enter to skip): ", { signal })
       return { approved: false, feedback: feedback?.trim() || undefined }
     } finally {
       // Time spent waiting for the user is not the tool's.

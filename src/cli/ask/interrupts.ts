@@ -40,6 +40,11 @@ export class Interrupts {
     return this.#run
   }
 
+  /** The signal of the run in progress, if any. */
+  get signal(): AbortSignal | undefined {
+    return this.#run?.signal
+  }
+
   end(): void {
     this.#run = undefined
   }

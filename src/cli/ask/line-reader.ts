@@ -29,18 +29,32 @@ export class LineReader {
   }
 
   /**
-   * Shows `prompt` and resolves with the next line, or null at end of input. `fresh` drops lines
-   * typed before the prompt appeared: an approval must be answered to the question on screen,
-   * not by text typed ahead during the run.
+   * Shows `prompt` and resolves with the next line, or null at end of input or when `signal`
+   * aborts (Ctrl+C while a question waits). `fresh` drops lines typed before the prompt appeared:
+   * an approval must be answered to the question on screen, not by text typed during the run.
    */
-  read(prompt: string, options: { fresh?: boolean } = {}): Promise<string | null> {
+  read(
+    prompt: string,
+    options: { fresh?: boolean; signal?: AbortSignal | undefined } = {},
+  ): Promise<string | null> {
     if (options.fresh) this.#queued.length = 0
     this.#write(prompt)
     const queued = this.#queued.shift()
     if (queued !== undefined) return Promise.resolve(queued)
-    if (this.#closed) return Promise.resolve(null)
+    if (this.#closed || options.signal?.aborted) return Promise.resolve(null)
     return new Promise((resolve) => {
-      this.#waiting = resolve
+      const signal = options.signal
+      const onAbort = () => {
+        if (this.#waiting !== settle) return
+        this.#waiting = undefined
+        resolve(null)
+      }
+      const settle = (line: string | null) => {
+        signal?.removeEventListener("abort", onAbort)
+        resolve(line)
+      }
+      this.#waiting = settle
+      signal?.addEventListener("abort", onAbort, { once: true })
     })
   }
 }

@@ -25,7 +25,9 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
       'stdin is not a terminal, so give the question as an argument: dupin ask "QUESTION" (piped input is attached as context)',
     )
   }
-  const interactive = terminal && !options.noInteractive && !options.json
+  // Follow-ups need someone reading the answers: with stdout redirected (`> answer.md`) the
+  // answer is the output and the command ends. Approvals only need a terminal to ask on.
+  const interactive = terminal && process.stdout.isTTY === true && !options.noInteractive && !options.json
   if (options.question === undefined && !interactive)
     throw new UsageError('give a question: dupin ask "QUESTION"')
 
@@ -53,6 +55,12 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   executor.ensureReady().catch(() => undefined)
   TokenCounter.forModel(recorder.info.id).catch(() => undefined)
 
+  const interrupts = new Interrupts({
+    write: writeStderr,
+    exit: () => process.exit(EXIT.interrupted),
+    interactive,
+  })
+  interrupts.install()
   const stdin = terminal ? undefined : await readPipedStdin()
   const reader = terminal ? new LineReader(process.stdin, writeStderr) : undefined
   const progress = new Progress({
@@ -62,7 +70,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   const approval = options.yes
     ? approveAll
     : reader
-      ? askOnTerminal(reader, progress, writeStderr)
+      ? askOnTerminal(reader, progress, writeStderr, () => interrupts.signal)
       : denyWithoutTerminal
   const session = new AskSession({
     config,
@@ -72,12 +80,6 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     approval,
     attachments: { filePaths: options.files, files: stdin ? [stdin] : [] },
   })
-  const interrupts = new Interrupts({
-    write: writeStderr,
-    exit: () => process.exit(EXIT.interrupted),
-    interactive,
-  })
-  interrupts.install()
   const run = async (question: string) => {
     const controller = interrupts.begin()
     try {
