@@ -97,3 +97,15 @@ export function hasEnvTemplate(value: string): boolean {
   ENV_TEMPLATE.lastIndex = 0
   return ENV_TEMPLATE.test(value)
 }
+
+/** `expandEnv` over every string inside a config value (toolset `config:` maps, headers...). */
+export function expandEnvDeep(value: unknown, env: Env, where: string): unknown {
+  if (typeof value === "string") return expandEnv(value, env, where)
+  if (Array.isArray(value)) return value.map((v, i) => expandEnvDeep(v, env, `${where}[${i}]`))
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, expandEnvDeep(v, env, `${where}.${k}`)]),
+    )
+  }
+  return value
+}

@@ -9,7 +9,7 @@ import { createInternetToolset, INTERNET_TOOLSET } from "../toolset/internet/ind
 import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "../toolset/loader.ts"
 import { createPrometheusToolset, PROMETHEUS_TOOLSET } from "../toolset/prometheus/index.ts"
 import { createPlanningToolset, PLANNING_TOOLSET } from "../toolset/todo.ts"
-import type { Env } from "./env.ts"
+import { type Env, expandEnvDeep } from "./env.ts"
 
 export type ToolsetSources = {
   /** The config file's `toolsets:` map. */
@@ -32,7 +32,8 @@ const CODE_TOOLSETS = new Set(["bash", PLANNING_TOOLSET, INTERNET_TOOLSET, PROME
  * then the code toolsets (planning, runbook, bash, internet, prometheus/metrics) and the library's
  * own instances.
  */
-export function assembleToolsets(sources: ToolsetSources): Toolset[] {
+export function assembleToolsets(input: ToolsetSources): Toolset[] {
+  const sources = { ...input, config: expandToolsetConfig(input.config, input.env) }
   const yamlConfig = Object.fromEntries(
     Object.entries(sources.config).filter(([name]) => !CODE_TOOLSETS.has(name)),
   )
@@ -102,4 +103,18 @@ function codeToolsetEntry(value: unknown, name: string): CodeToolsetEntry {
     throw new ConfigError(`toolsets.${name}.config: expected a mapping.`, `toolsets.${name}.config`)
   }
   return entry as CodeToolsetEntry
+}
+
+/**
+ * `{{ env.NAME }}` in toolset settings (tokens in headers, URLs). A toolset switched off is left
+ * alone, so a variable it would need does not have to exist.
+ */
+function expandToolsetConfig(config: Record<string, unknown>, env: Env): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([name, entry]) => {
+      const off =
+        typeof entry === "object" && entry !== null && (entry as { enabled?: unknown }).enabled === false
+      return [name, off ? entry : expandEnvDeep(entry, env, `toolsets.${name}`)]
+    }),
+  )
 }

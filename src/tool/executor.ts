@@ -1,6 +1,7 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
-import { StructuredToolResult, ToolResultStatus } from "./result.ts"
+import { redact } from "./redact.ts"
+import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
 import type { Toolset } from "./toolset.ts"
 
@@ -132,7 +133,7 @@ export class ToolExecutor {
       approved,
     }
     if (signal.aborted) throw new AbortError()
-    return prepared.tool.run(prepared.params, context)
+    return scrub(await prepared.tool.run(prepared.params, context))
   }
 
   describe(prepared: PreparedCall): string {
@@ -142,8 +143,16 @@ export class ToolExecutor {
   }
 }
 
+/**
+ * Redacts secrets from a result once, here, so neither the model nor an API client (events, tool
+ * call lists) ever receives them, whatever the tool.
+ */
+function scrub(result: StructuredToolResult): StructuredToolResult {
+  if (result.data !== null && result.data !== undefined) result.data = redact(result.dataText())
+  if (result.error) result.error = redact(result.error)
+  return result
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
-
-export { ToolResultStatus }

@@ -7,7 +7,15 @@ import { AbortError, ModelError } from "../../src/errors.ts"
 import type { ChatMessage, ToolMessage } from "../../src/llm/types.ts"
 import { engine } from "../support/engine.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
-import { EchoTool, GuardedTool, liveInGroup, SleepTool, ThrowingTool, toolset } from "../support/tools.ts"
+import {
+  EchoTool,
+  GuardedTool,
+  liveInGroup,
+  SecretLeakingTool,
+  SleepTool,
+  ThrowingTool,
+  toolset,
+} from "../support/tools.ts"
 
 let fake: FakeProvider
 beforeEach(async () => {
@@ -227,6 +235,18 @@ describe("agent loop", () => {
     expect(seen.sort()).toEqual(["restart_service(service=nginx)", "restart_service(service=postgres)"])
     const denied = toolMessages(result.messages!).find((m) => m.tool_call_id === "no")!
     expect(denied.content).toContain("Tool execution was denied by the user. User feedback: not the database")
+  })
+
+  test("secrets in tool output are redacted in the events API clients see, not only for the model", async () => {
+    fake.script({ toolCalls: [{ id: "s", name: "leaky", arguments: {} }] }, { content: "ok" })
+    const llm = engine(fake, { toolsets: [toolset("t", [new SecretLeakingTool()])] })
+    const events = await collect(llm.callStream(ask("q")))
+    const result = events.find((e) => e.event === "tool_calling_result")
+    expect(result?.event === "tool_calling_result" && String(result.data.result.data)).toContain(
+      "password: [REDACTED]",
+    )
+    expect(JSON.stringify(events)).not.toContain(SecretLeakingTool.VALUE)
+    expect(JSON.stringify(fake.requests)).not.toContain(SecretLeakingTool.VALUE)
   })
 
   test("without an approval callback a call that needs approval is an error the model sees", async () => {

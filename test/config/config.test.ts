@@ -119,6 +119,19 @@ describe("toolsets from config", () => {
     expect(byName.core_investigation?.enabled).toBe(true)
   })
 
+  test("{{ env.NAME }} is expanded in toolset config; a switched-off toolset needs no variable", () => {
+    const path = file(
+      'model: openai/gpt-4o\ntoolsets:\n  prometheus/metrics:\n    config:\n      prometheus_url: "{{ env.PROM_URL }}"\n  internet:\n    enabled: false\n    config: { headers: { "a.example": { X-Token: "{{ env.NOT_SET }}" } } }\n',
+    )
+    const config = Config.loadFromFile(path, { env: { PROM_URL: "http://127.0.0.1:9090" } })
+    const prom = config.toolExecutor().toolsets.find((t) => t.name === "prometheus/metrics")
+    expect(prom?.config.prometheus_url).toBe("http://127.0.0.1:9090")
+    const missing = Config.loadFromFile(path, { env: {} })
+    expect(() => missing.toolExecutor()).toThrow(
+      "toolsets.prometheus/metrics.config.prometheus_url uses {{ env.PROM_URL }}",
+    )
+  })
+
   test("an unknown key under a code toolset is refused with its path", () => {
     const path = file("model: openai/gpt-4o\ntoolsets:\n  bash: { enabled: true, alow: [] }\n")
     expect(() => Config.loadFromFile(path, { env: {} }).toolExecutor()).toThrow(

@@ -47,6 +47,18 @@ export class GuardedTool extends Tool {
   }
 }
 
+/** Prints a Secret manifest, as `kubectl get secret -o yaml` would. */
+export class SecretLeakingTool extends Tool {
+  static readonly VALUE = "c3VwZXJzZWNyZXRwYXNzd29yZA=="
+  constructor() {
+    super({ name: "leaky", description: "Prints a Secret" })
+  }
+  protected async invoke(): Promise<StructuredToolResult> {
+    const manifest = `apiVersion: v1\ndata:\n  password: ${SecretLeakingTool.VALUE}\nkind: Secret\nmetadata:\n  name: db\n`
+    return new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: manifest })
+  }
+}
+
 export class ThrowingTool extends Tool {
   constructor() {
     super({ name: "broken", description: "Always throws" })
