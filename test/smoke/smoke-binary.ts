@@ -5,6 +5,7 @@
  * A fake OpenAI-compatible provider runs in this process; the binary reaches it over loopback.
  * Prints each check; exits 1 on the first failure.
  */
+import { join } from "node:path"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { isolate, run, serve } from "./binary.ts"
 
@@ -107,6 +108,18 @@ try {
   } finally {
     server.proc.kill("SIGKILL")
   }
+  // An operator's .env or bunfig.toml in the working directory must not change the binary.
+  await Bun.write(join(iso.dir, ".env"), "SVC_LOG_LEVEL=LOUD\n")
+  await Bun.write(join(iso.dir, "bunfig.toml"), 'preload = ["./boom.ts"]\n')
+  await Bun.write(join(iso.dir, "boom.ts"), 'throw new Error("bunfig.toml was loaded")\n')
+  fake.script({ content: "Still the fake." })
+  const autoload = await run(iso, ["ask", "ping", "--no-interactive"])
+  check(
+    autoload.code === 0 && autoload.stdout === "Still the fake.\n",
+    "ask ignores .env and bunfig.toml in its working directory",
+    autoload.stderr,
+  )
+
   console.log("binary smoke test passed")
 } catch (error) {
   console.error(`FAIL  ${error instanceof Error ? error.message : String(error)}`)
