@@ -5,11 +5,10 @@ import { buildInitialAskMessages, buildUserMessage } from "../../agent/prompt/me
 import { resolveSections } from "../../agent/prompt/sections.ts"
 import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import type { Config } from "../../config/config.ts"
-import { ModelError } from "../../errors.ts"
 import type { ChatMessage } from "../../llm/types.ts"
+import { type ChatResponseBody, collectResponse } from "../../server/chat-response.ts"
 import type { CallRecorder } from "./call-recorder.ts"
 import type { Progress } from "./progress.ts"
-import { type ResponseBody, responseBody, type ToolCallItem, toolCallItem } from "./response-body.ts"
 
 export type SessionInit = {
   config: Config
@@ -56,29 +55,24 @@ export class AskSession {
     this.#init.recorder.clear()
   }
 
-  async ask(question: string, signal: AbortSignal): Promise<ResponseBody> {
+  /** Runs one question to its answer; the body is what `POST /api/chat` returns (`ask --json`). */
+  async ask(question: string, signal: AbortSignal): Promise<ChatResponseBody> {
     const { config, llm, progress } = this.#init
     const first = this.#history === undefined
     const messages = first
       ? await this.#opening(question)
       : [...(this.#history ?? []), this.#followUp(question)]
-    const toolCalls: ToolCallItem[] = []
     const events = llm.callStream(messages, {
       approvalCallback: this.#init.approval,
       signal,
       // CONTRACT §5: the configured actions on a first turn, none on later ones.
       followUpActions: first ? [...config.followUpActions] : [],
     })
-    for await (const event of events) {
-      progress.onEvent(event)
-      if (event.event === "tool_calling_result") toolCalls.push(toolCallItem(event.data))
-      if (event.event === "ai_answer_end") {
-        this.#history = event.data.conversation_history
-        this.#metadata = event.data.metadata
-        return responseBody(event.data, toolCalls)
-      }
-    }
-    throw new ModelError("The conversation ended without an answer.", "invalid_response")
+    // The same collector as the HTTP API, so `ask --json` prints exactly its body.
+    const body = await collectResponse(events, (event) => progress.onEvent(event))
+    this.#history = body.conversation_history
+    this.#metadata = body.metadata
+    return body
   }
 
   #opening(question: string): Promise<ChatMessage[]> {

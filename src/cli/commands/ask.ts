@@ -91,14 +91,14 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
 
   if (!interactive || !reader) {
     const body = await run(options.question ?? "")
-    await writeStdout(options.json ? JSON.stringify(body, null, 2) : body.analysis)
+    await writeStdout(options.json ? JSON.stringify(body, null, 2) : (body.analysis ?? ""))
     return EXIT.ok
   }
 
   // Interactive: a failed or interrupted question returns to the prompt instead of ending the session.
   const turn = async (question: string) => {
     try {
-      await writeStdout((await run(question)).analysis)
+      await writeStdout((await run(question)).analysis ?? "")
     } catch (error) {
       if (error instanceof AbortError) writeStderr("Stopped.\n")
       else if (error instanceof ModelError || error instanceof ToolError)
