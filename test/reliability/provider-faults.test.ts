@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { ModelError, type ModelErrorKind } from "../../src/errors.ts"
 import type { ChatMessage } from "../../src/llm/types.ts"
+import { ToolResultStatus } from "../../src/tool/result.ts"
 import { engine } from "../support/engine.ts"
 import { type FakeProvider, type FakeStep, startFakeProvider } from "../support/fake-provider.ts"
 import { EchoTool, toolset } from "../support/tools.ts"
@@ -114,7 +115,7 @@ describe("faults the loop recovers from", () => {
     const result = await withinDeadline("engine call", DEADLINE_MS, llm.call(ASK))
     expect(result.result).toBe("Recovered.")
     expect(echo.calls).toHaveLength(0)
-    expect(result.toolCalls?.[0]?.result.status).toBe("error")
+    expect(result.toolCalls?.[0]?.result.status).toBe(ToolResultStatus.ERROR)
     const sent = fake.requests[1]?.body?.messages as Array<{ role: string; content: string }>
     expect(sent.at(-1)?.role).toBe("tool")
     expect(sent.at(-1)?.content).toContain("not valid JSON")
@@ -152,7 +153,7 @@ describe("faults the loop recovers from", () => {
     expect(result.result).toBe("Recovered.")
     expect(echo.calls).toEqual([{ text: "hi" }])
     const unknown = result.toolCalls?.find((c) => c.toolName === "rm_rf_slash")
-    expect(unknown?.result.status).toBe("error")
+    expect(unknown?.result.status).toBe(ToolResultStatus.ERROR)
     expect(unknown?.result.error).toContain("Available tools: echo")
   })
 
