@@ -22,6 +22,18 @@ export const IMAGE_TOKENS = 765
 const LOW_DETAIL_IMAGE_TOKENS = 85
 /** Text longer than this many characters per token cannot fit; bounds encoding work. */
 const MAX_CHARS_PER_TOKEN = 8
+/**
+ * js-tiktoken's byte-pair merge is quadratic in the length of one pre-tokenizer piece (every merge
+ * re-joins every pair): a 20,000-letter run takes 40 s and blocks the event loop, and tool output or
+ * a pasted blob can hold much longer ones. Only runs of letters or of punctuation become such
+ * pieces, so those runs are encoded in short slices; counts stay exact for ordinary text and
+ * overestimate by at most one token per slice inside such runs.
+ */
+const LONG_RUN = /[\p{L}\p{M}]{128,}|[^\s\p{L}\p{M}\p{N}]{128,}/u
+const LONG_RUNS = new RegExp(LONG_RUN.source, "gu")
+const RUN_SLICE = 16
+/** Slices of a run repeat (a run of one character is the usual culprit), so they are memoized. */
+const SLICE_MEMO_MAX = 4096
 
 /** cl100k_base for the gpt-4 / gpt-3.5 generation, o200k_base for everything newer or non-OpenAI. */
 export function encodingForModel(id: string): EncodingName {
@@ -58,6 +70,7 @@ export class TokenCounter {
   }
 
   private readonly messages = new WeakMap<object, MessageCount>()
+  private readonly slices = new Map<string, number[]>()
   private readonly schemas = new WeakMap<object, number>()
   /** Cache statistics, for tests and debug logs. */
   readonly stats = { hits: 0, misses: 0 }
@@ -69,9 +82,7 @@ export class TokenCounter {
 
   countText(text: string): number {
     if (!text) return 0
-    // Empty disallow list: text that happens to contain "<|endoftext|>" (tool output, logs) is
-    // ordinary text to us, not an error.
-    return this.encoder.encode(text, [], []).length
+    return this.encode(text).length
   }
 
   countMessage(message: ChatMessage): number {
@@ -131,7 +142,7 @@ export class TokenCounter {
     if (maxTokens <= 0) return ""
     const bounded =
       text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
-    const tokens = this.encoder.encode(bounded, [], [])
+    const tokens = this.encode(bounded)
     if (tokens.length <= maxTokens && bounded === text) return text
     const prefix = this.encoder.decode(tokens.slice(0, maxTokens))
     if (text.startsWith(prefix)) return prefix
@@ -142,6 +153,44 @@ export class TokenCounter {
     const last = text.charCodeAt(end - 1)
     if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--
     return text.slice(0, end)
+  }
+
+  /**
+   * Tokens of `text`. An empty disallow list: text that happens to contain "<|endoftext|>" (tool
+   * output, logs) is ordinary text to us, not an error. Long runs are sliced (see LONG_RUN).
+   */
+  private encode(text: string): number[] {
+    if (!LONG_RUN.test(text)) return this.encoder.encode(text, [], [])
+    const tokens: number[] = []
+    const append = (more: number[]) => {
+      // Not push(...more): a spread of a huge array overflows the stack.
+      for (const token of more) tokens.push(token)
+    }
+    let last = 0
+    for (const match of text.matchAll(LONG_RUNS)) {
+      append(this.encoder.encode(text.slice(last, match.index), [], []))
+      const run = match[0]
+      for (let i = 0; i < run.length; ) {
+        let end = Math.min(run.length, i + RUN_SLICE)
+        // Never split a surrogate pair.
+        const code = run.charCodeAt(end - 1)
+        if (end < run.length && end - 1 > i && code >= 0xd800 && code <= 0xdbff) end--
+        append(this.encodeSlice(run.slice(i, end)))
+        i = end
+      }
+      last = match.index + run.length
+    }
+    append(this.encoder.encode(text.slice(last), [], []))
+    return tokens
+  }
+
+  private encodeSlice(slice: string): number[] {
+    const cached = this.slices.get(slice)
+    if (cached) return cached
+    const tokens = this.encoder.encode(slice, [], [])
+    if (this.slices.size >= SLICE_MEMO_MAX) this.slices.clear()
+    this.slices.set(slice, tokens)
+    return tokens
   }
 
   private countParts(message: ChatMessage): MessageCount {
