@@ -1,15 +1,22 @@
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ModelInfo, ToolSchema, Usage } from "../llm/types.ts"
-import type { Costs, Metadata, Truncation } from "./events.ts"
+import type { CompactionMetadata, Costs, Metadata, Truncation } from "./events.ts"
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
 
-/** Per-request figures: the latest provider usage, running totals, truncations. */
+/** Per-request figures: the latest provider usage, running totals, truncations, compactions. */
 export class Accounting {
   usage: Usage = ZERO_USAGE
-  readonly costs: Costs = { total_cost: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, num_llm_calls: 0 }
+  readonly costs: Costs = {
+    total_cost: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    num_llm_calls: 0,
+  }
   readonly truncations: Truncation[] = []
+  readonly compactions: CompactionMetadata[] = []
 
   constructor(
     readonly info: ModelInfo,
@@ -37,6 +44,8 @@ export class Accounting {
       costs: { ...this.costs },
     }
     if (this.truncations.length > 0) metadata.truncations = [...this.truncations]
+    const last = this.compactions.at(-1)
+    if (last) metadata.compaction = { count: this.compactions.length, last }
     return metadata
   }
 }

@@ -34,6 +34,8 @@ export type Metadata = {
   max_output_tokens: number
   truncations?: Truncation[]
   costs: Costs
+  /** Present when the history was compacted in this request: how often, and the latest figures. */
+  compaction?: { count: number; last: CompactionMetadata }
 }
 
 export type ToolResultObject = {

@@ -1,5 +1,5 @@
-import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS, toolResultBudget } from "../context/limits.ts"
-import { truncateToBudget } from "../context/truncate.ts"
+import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "../context/limits.ts"
+import { ContextWindow } from "../context/window.ts"
 import { AbortError, ModelError } from "../errors.ts"
 import { TokenCounter } from "../llm/tokens.ts"
 import type {
@@ -15,8 +15,8 @@ import { Accounting } from "./accounting.ts"
 import type { ApprovalDecision, ApprovalMode } from "./approval.ts"
 import type { FollowUpAction, StreamMessage } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
-import { type FinishedCall, runToolCalls, type StepContext } from "./tool-step.ts"
 import { toolMessageContent } from "./tool-message.ts"
+import { type FinishedCall, runToolCalls, type StepContext } from "./tool-step.ts"
 
 export const DEFAULT_MAX_STEPS = 100
 
@@ -54,22 +54,34 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
   await executor.ensureReady(signal)
   const counter = await TokenCounter.forModel(model.info.id)
   const acct = new Accounting(model.info, counter)
-  const tools = executor.schemas()
+  // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.
+  const window = new ContextWindow({ model, counter, settings, acct })
+  try {
+    yield* steps(options, { signal, maxSteps, approval, acct, window })
+  } finally {
+    // Removes spilled tool outputs, also when the consumer stops early or the run throws.
+    await window.dispose()
+  }
+}
+
+type RunState = {
+  signal: AbortSignal
+  maxSteps: number
+  approval: ApprovalMode
+  acct: Accounting
+  window: ContextWindow
+}
+
+async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<StreamMessage, void> {
+  const { model, executor } = options
+  const { signal, maxSteps, approval, acct, window } = run
+  let tools = executor.schemas()
   const history = [...options.messages]
-  const budget = toolResultBudget(model.info.contextWindow, settings)
 
   const toMessage = (f: FinishedCall): ToolMessage => {
-    const outcome = truncateToBudget(toolMessageContent(f.result), budget, counter)
-    if (outcome.cut) {
-      acct.truncations.push({
-        tool_call_id: f.prepared.call.id,
-        start_index: 0,
-        end_index: outcome.cut.endIndex,
-        tool_name: f.prepared.call.function.name,
-        original_token_count: outcome.cut.originalTokenCount,
-      })
-    }
-    return { role: "tool", tool_call_id: f.prepared.call.id, name: f.prepared.call.function.name, content: outcome.content }
+    const name = f.prepared.call.function.name
+    const content = toolMessageContent(f.result)
+    return window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
   }
   const step: StepContext = { executor, approval, signal, seen: new Set(), toMessage }
 
@@ -80,6 +92,13 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
   for (let n = 1; n <= maxSteps; n++) {
     if (signal.aborted) throw new AbortError()
     const last = n === maxSteps
+    // read_tool_output joins the tools once an output was truncated; then the history must fit.
+    step.executor = await window.executorFor(executor, signal)
+    tools = step.executor.schemas()
+    const fitted = yield* window.fit(history, tools, signal)
+    if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
+    // Results of earlier calls may live only in the summary now: the model may fetch them again.
+    if (fitted.compacted) step.seen.clear()
     const completion = await model.complete(
       {
         messages: history,
@@ -98,12 +117,16 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
     yield { event: "token_count", data: { metadata: acct.metadata(history, tools) } }
 
     if (calls.length === 0) {
-      const answer = completion.content ?? (last && completion.toolCalls.length > 0 ? stoppedText(maxSteps) : "")
+      const answer =
+        completion.content ?? (last && completion.toolCalls.length > 0 ? stoppedText(maxSteps) : "")
       assistant.content = answer
       const invalid = options.validateAnswer?.(answer)
       if (invalid !== undefined) {
         if (correctedFormat || last) {
-          throw new ModelError(`The model's answer does not match response_format: ${invalid}`, "invalid_response")
+          throw new ModelError(
+            `The model's answer does not match response_format: ${invalid}`,
+            "invalid_response",
+          )
         }
         correctedFormat = true
         history.push({
@@ -127,7 +150,11 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
     if (completion.content || completion.reasoning) {
       yield {
         event: "ai_message",
-        data: { content: completion.content, reasoning: completion.reasoning, metadata: acct.metadata(history, tools) },
+        data: {
+          content: completion.content,
+          reasoning: completion.reasoning,
+          metadata: acct.metadata(history, tools),
+        },
       }
     }
     const outcome = yield* runToolCalls(calls, step)
@@ -150,7 +177,11 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
   }
 }
 
-function markPending(call: ToolCall, pending: { tool_call_id: string }[], sign: (call: ToolCall) => string): ToolCall {
+function markPending(
+  call: ToolCall,
+  pending: { tool_call_id: string }[],
+  sign: (call: ToolCall) => string,
+): ToolCall {
   if (!pending.some((p) => p.tool_call_id === call.id)) return call
   return { ...call, pending_approval: { signature: sign(call) } }
 }

@@ -16,5 +16,8 @@ export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
 
 /** Tokens one tool result may take in a window of `contextWindow` tokens. */
 export function toolResultBudget(contextWindow: number, settings: ContextSettings): number {
-  return Math.max(1, Math.floor(Math.min((contextWindow * settings.toolResultPct) / 100, settings.toolResultMaxTokens)))
+  return Math.max(
+    1,
+    Math.floor(Math.min((contextWindow * settings.toolResultPct) / 100, settings.toolResultMaxTokens)),
+  )
 }

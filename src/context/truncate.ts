@@ -2,32 +2,55 @@ import type { TokenCounter } from "../llm/tokens.ts"
 
 export const TRUNCATION_MARKER = "[TRUNCATED]"
 
-/** Above this many characters a token count is extrapolated from the prefix instead of computed. */
-const EXACT_COUNT_MAX_CHARS = 400_000
+/**
+ * A BPE token covers at least one UTF-8 byte and a UTF-16 unit is at most three bytes, so text of
+ * n units has at most 3n tokens: shorter text fits without any tokenizer work.
+ */
+const MAX_TOKENS_PER_CHAR = 3
+/** More characters per token than this is implausible; text longer than budget × 8 is over budget. */
+const MAX_CHARS_PER_TOKEN = 8
 
 export type TruncationOutcome = {
   content: string
   /** Present when the content was cut. */
-  cut?: { endIndex: number; originalTokenCount: number }
+  cut?: {
+    /** Characters of the original kept (the content starts with exactly these). */
+    endIndex: number
+    /** Exact below budget × 8 characters; extrapolated from the kept prefix above (an estimate). */
+    originalTokenCount: number
+  }
 }
 
 /**
- * Cuts `content` from its end so it fits `budget` tokens, marker included. The work is bounded by
- * the budget, not by the content: megabytes of output are never tokenized whole.
+ * Cuts `content` from its end at a token boundary so that it fits `budget` tokens including the
+ * optional `note` and the final marker. The result is `prefix`, the note, then `[TRUNCATED]` last
+ * (CONTRACT §5: a truncated result ends with the marker). The work is bounded by the budget, not by
+ * the content: megabytes of output are never tokenized whole.
  */
-export function truncateToBudget(content: string, budget: number, counter: TokenCounter): TruncationOutcome {
-  // Fewer characters than tokens allowed cannot exceed the budget: no tokenizer work at all.
-  if (content.length <= budget) return { content }
-  const markerTokens = counter.countText(`\n${TRUNCATION_MARKER}`)
-  if (content.length <= EXACT_COUNT_MAX_CHARS) {
-    const total = counter.countText(content)
-    if (total <= budget) return { content }
-    const kept = counter.truncateToTokens(content, Math.max(0, budget - markerTokens))
-    return { content: `${kept}\n${TRUNCATION_MARKER}`, cut: { endIndex: kept.length, originalTokenCount: total } }
+export function truncateToBudget(
+  content: string,
+  budget: number,
+  counter: TokenCounter,
+  note?: (kept: string) => string,
+): TruncationOutcome {
+  if (content.length * MAX_TOKENS_PER_CHAR <= budget) return { content }
+  let original: number | undefined
+  if (content.length <= budget * MAX_CHARS_PER_TOKEN) {
+    original = counter.countText(content)
+    if (original <= budget) return { content }
   }
-  const kept = counter.truncateToTokens(content, Math.max(0, budget - markerTokens))
-  // Extrapolate from the part we did tokenize; documented as an estimate for huge outputs.
-  const ratio = kept.length > 0 ? Math.max(1, budget - markerTokens) / kept.length : 0.25
-  const estimate = Math.ceil(content.length * ratio)
-  return { content: `${kept}\n${TRUNCATION_MARKER}`, cut: { endIndex: kept.length, originalTokenCount: estimate } }
+  // The note's size depends on where the cut falls (line numbers): size it on the longest prefix
+  // that could be kept, plus slack for a longer number.
+  const widest = note ? `${note(content.slice(0, budget * MAX_CHARS_PER_TOKEN))}\n` : ""
+  const reserve = counter.countText(`\n${widest}${TRUNCATION_MARKER}`) + 8
+  const kept = counter.truncateToTokens(content, Math.max(0, budget - reserve))
+  const suffix = `\n${note ? `${note(kept)}\n` : ""}${TRUNCATION_MARKER}`
+  original ??= estimateTokens(content.length, kept, counter)
+  return { content: `${kept}${suffix}`, cut: { endIndex: kept.length, originalTokenCount: original } }
+}
+
+/** Extrapolates a token count from the density of a prefix we did tokenize. */
+function estimateTokens(length: number, prefix: string, counter: TokenCounter): number {
+  if (prefix.length === 0) return Math.ceil(length / 4)
+  return Math.ceil((length * counter.countText(prefix)) / prefix.length)
 }

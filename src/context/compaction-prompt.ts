@@ -1,0 +1,109 @@
+import type { TokenCounter } from "../llm/tokens.ts"
+import type { ChatMessage } from "../llm/types.ts"
+import { fairShareCap } from "./fit.ts"
+import { TRUNCATION_MARKER } from "./truncate.ts"
+
+/**
+ * Our own summarisation prompt. The summary replaces the whole conversation, so it must carry what
+ * an engineer continuing the investigation needs: the question, what was checked and with which
+ * tool, the findings with the exact evidence (names, error lines, numbers), and what is left.
+ */
+export const COMPACTION_SYSTEM_PROMPT = `You compact the history of an infrastructure troubleshooting conversation between a user and an AI assistant that runs diagnostic tools. Your summary will replace the conversation: the assistant will continue the investigation from your summary alone, so anything you leave out is lost.
+
+Reply in exactly this form:
+
+<analysis>
+Walk through the conversation in order: each user request, each tool call the assistant made (tool name and arguments) and what its result showed, and each conclusion. Use this to make sure nothing important is missed.
+</analysis>
+<summary>
+1. User request: what the user asked, in their words, including any constraints or follow-up questions. Quote the latest request verbatim.
+2. Checks performed: every tool called, with its key arguments (namespace, resource names, commands, queries) and the outcome (success, error, empty).
+3. Findings: what was learned, each with its verbatim evidence: exact error messages, log lines, resource names, statuses, counts, timestamps, metric values. Copy them exactly; do not paraphrase evidence.
+4. Conclusions so far: root cause hypotheses, ruled-out causes, and how confident each is.
+5. Remaining work: what still has to be checked or answered to complete the user's latest request, and the next steps.
+</summary>
+
+Rules: be factual and concise; never invent results that are not in the conversation; keep identifiers exact; if part of a tool result is marked [TRUNCATED], say so.`
+
+/** The instruction after the transcript (recency: the model reads it last). */
+export const COMPACTION_REQUEST =
+  "Summarise the conversation above in the required <analysis>…</analysis><summary>…</summary> form."
+
+/** The prefix of the user message that carries the summary in the compacted history. */
+export const SUMMARY_HEADER =
+  "The earlier conversation was compacted to fit the context window. This summary replaces it:\n\n"
+
+/** Tokens every part's text keeps at least when parts share the transcript budget. */
+const MIN_PART_TOKENS = 32
+
+type Part = { header: string; body: string }
+
+/** One block per message (the system prompt is left out: it is kept verbatim anyway). */
+function parts(messages: readonly ChatMessage[]): Part[] {
+  const out: Part[] = []
+  for (const m of messages) {
+    switch (m.role) {
+      case "system":
+        break
+      case "user":
+        out.push({ header: "[user]", body: userText(m.content) })
+        break
+      case "assistant": {
+        if (m.content) out.push({ header: "[assistant]", body: m.content })
+        for (const call of m.tool_calls ?? []) {
+          out.push({
+            header: `[assistant calls ${call.function.name}, id ${call.id}]`,
+            body: call.function.arguments,
+          })
+        }
+        break
+      }
+      case "tool":
+        out.push({ header: `[result of ${m.name ?? "tool"}, id ${m.tool_call_id}]`, body: m.content })
+        break
+    }
+  }
+  return out
+}
+
+function userText(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content
+  if (!content) return ""
+  return content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n")
+}
+
+/**
+ * The conversation as one text for the compaction call, fitted to `budget` tokens: when it is too
+ * large, the largest parts (usually tool results) are cut to a fair share, ending with [TRUNCATED].
+ */
+export function renderTranscript(
+  messages: readonly ChatMessage[],
+  budget: number,
+  counter: TokenCounter,
+): string {
+  const all = parts(messages)
+  const headers = all.reduce((sum, p) => sum + counter.countText(p.header) + 2, 0)
+  // A body past budget × 8 characters cannot fit whole: estimate it instead of tokenizing megabytes.
+  const sizes = all.map((p) =>
+    p.body.length > budget * 8 ? Math.ceil(p.body.length / 4) : counter.countText(p.body),
+  )
+  const total = sizes.reduce((a, b) => a + b, 0)
+  const room = budget - headers
+  const cap = total <= room ? Number.POSITIVE_INFINITY : Math.max(MIN_PART_TOKENS, fairShareCap(sizes, room))
+  return all
+    .map((p, i) => {
+      const body =
+        (sizes[i] ?? 0) > cap
+          ? `${counter.truncateToTokens(p.body, Math.max(0, cap - 4))}\n${TRUNCATION_MARKER}`
+          : p.body
+      return `${p.header}\n${body}`
+    })
+    .join("\n\n")
+}
+
+/** The `<summary>` part of a compaction reply, or the whole reply when the model ignored the form. */
+export function summaryOf(reply: string): string {
+  const match = /<summary>([\s\S]*?)(?:<\/summary>|$)/.exec(reply)
+  const summary = match?.[1]?.trim()
+  return summary ? summary : reply.trim()
+}

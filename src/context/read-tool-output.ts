@@ -1,0 +1,167 @@
+import type { TokenCounter } from "../llm/tokens.ts"
+import { ToolParameter } from "../tool/parameter.ts"
+import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
+import { Tool } from "../tool/tool.ts"
+import { Toolset } from "../tool/toolset.ts"
+import { grepText, readLines, unsafePattern } from "./output-pager.ts"
+import type { OutputStore } from "./output-store.ts"
+
+export const READ_TOOL_OUTPUT = "read_tool_output"
+
+const DEFAULT_LINES = 200
+const MAX_LINES = 2_000
+const MAX_CONTEXT_LINES = 20
+const MAX_MATCHES = 500
+/** Tokens left for the status line and the footer the loop adds around a result. */
+const FRAME_TOKENS = 64
+
+/**
+ * Pages through, or searches, the full output of a tool result that was truncated earlier in this
+ * request. It exists only inside a run (it reads that run's OutputStore) and sizes each page to
+ * the per-result budget, so a page is normally never truncated itself.
+ */
+export class ReadToolOutputTool extends Tool {
+  constructor(
+    private readonly store: OutputStore,
+    private readonly counter: TokenCounter,
+    private readonly budget: number,
+  ) {
+    super({
+      name: READ_TOOL_OUTPUT,
+      description:
+        "Read the full output of a tool call whose result was truncated ([TRUNCATED]) in this conversation turn. " +
+        "Give start_line/max_lines to read a range of lines, or pattern (a JavaScript regular expression) to list " +
+        "matching lines with their line numbers and context.",
+      parameters: {
+        tool_call_id: new ToolParameter({
+          type: "string",
+          description: "tool_call_id of the truncated result",
+        }),
+        start_line: new ToolParameter({
+          type: "integer",
+          required: false,
+          description: "first line to read (1-based)",
+        }),
+        max_lines: new ToolParameter({
+          type: "integer",
+          required: false,
+          description: `lines to read (default ${DEFAULT_LINES}, at most ${MAX_LINES})`,
+        }),
+        pattern: new ToolParameter({
+          type: "string",
+          required: false,
+          description: "regular expression to search for instead of reading a range",
+        }),
+        ignore_case: new ToolParameter({
+          type: "boolean",
+          required: false,
+          description: "case-insensitive search",
+        }),
+        context_lines: new ToolParameter({
+          type: "integer",
+          required: false,
+          description: "lines of context around each match (default 2)",
+        }),
+        max_matches: new ToolParameter({ type: "integer", required: false, description: "default 50" }),
+      },
+    })
+  }
+
+  protected async invoke(params: Record<string, unknown>): Promise<StructuredToolResult> {
+    const id = String(params.tool_call_id)
+    const text = await this.store.get(id)
+    if (text === undefined) {
+      return StructuredToolResult.error(
+        `No truncated output with tool_call_id "${id}" in this request. Full outputs are kept only during the request that produced them; call the original tool again if you need it.`,
+      )
+    }
+    const source = `${this.store.toolName(id) ?? "tool"} (tool_call_id ${id})`
+    const render = (maxChars: number): { text: string; status: ToolResultStatus } =>
+      typeof params.pattern === "string" && params.pattern !== ""
+        ? this.search(text, source, params, maxChars)
+        : this.page(text, source, params, maxChars)
+    const limit = Math.max(1, this.budget - FRAME_TOKENS)
+    // Characters per token vary (hex ids, CJK): render, count, and shrink until it fits.
+    let maxChars = limit * 4
+    let out = render(maxChars)
+    for (let i = 0; i < 4; i++) {
+      const tokens = this.counter.countText(out.text)
+      if (tokens <= limit) break
+      maxChars = Math.floor((maxChars * limit * 0.9) / tokens)
+      out = render(maxChars)
+    }
+    if (out.status === ToolResultStatus.ERROR) return StructuredToolResult.error(out.text)
+    return new StructuredToolResult({ status: out.status, data: out.text })
+  }
+
+  private page(
+    text: string,
+    source: string,
+    params: Record<string, unknown>,
+    maxChars: number,
+  ): { text: string; status: ToolResultStatus } {
+    const start = Math.max(1, asInt(params.start_line, 1))
+    const maxLines = Math.min(MAX_LINES, Math.max(1, asInt(params.max_lines, DEFAULT_LINES)))
+    const page = readLines(text, start, maxLines, maxChars)
+    if (page.lines.length === 0) {
+      return {
+        text: `${source} has ${page.total} lines; start_line ${start} is past the end.`,
+        status: ToolResultStatus.NO_DATA,
+      }
+    }
+    const last = start + page.lines.length - 1
+    const footer =
+      last < page.total
+        ? `[${page.total - last} more lines: call ${READ_TOOL_OUTPUT} with start_line=${last + 1}]`
+        : "[End of output]"
+    return {
+      text: `Lines ${start}-${last} of ${page.total} of the output of ${source}:\n${page.lines.join("\n")}\n${footer}`,
+      status: ToolResultStatus.SUCCESS,
+    }
+  }
+
+  private search(
+    text: string,
+    source: string,
+    params: Record<string, unknown>,
+    maxChars: number,
+  ): { text: string; status: ToolResultStatus } {
+    const pattern = String(params.pattern)
+    const refused = unsafePattern(pattern)
+    if (refused) return { text: refused, status: ToolResultStatus.ERROR }
+    let regex: RegExp
+    try {
+      regex = new RegExp(pattern, params.ignore_case === true ? "i" : "")
+    } catch (error) {
+      return { text: `Invalid pattern: ${(error as Error).message}`, status: ToolResultStatus.ERROR }
+    }
+    const result = grepText(text, regex, {
+      contextLines: Math.min(MAX_CONTEXT_LINES, Math.max(0, asInt(params.context_lines, 2))),
+      maxMatches: Math.min(MAX_MATCHES, Math.max(1, asInt(params.max_matches, 50))),
+      maxChars,
+    })
+    if (result.matches === 0)
+      return {
+        text: `No line of the output of ${source} matches /${pattern}/.`,
+        status: ToolResultStatus.NO_DATA,
+      }
+    const more = result.more ? "\n[More matches left out: narrow the pattern or read a line range]" : ""
+    return {
+      text: `${result.matches} matching lines (n: match, n- context) in the output of ${source}:\n${result.lines.join("\n")}${more}`,
+      status: ToolResultStatus.SUCCESS,
+    }
+  }
+}
+
+function asInt(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : fallback
+}
+
+/** The per-run toolset that offers read_tool_output; no prerequisites. */
+export function pagingToolset(store: OutputStore, counter: TokenCounter, budget: number): Toolset {
+  return new Toolset({
+    name: "dupin/tool-output",
+    description: "Paging through truncated tool outputs of this request",
+    tools: [new ReadToolOutputTool(store, counter, budget)],
+  })
+}

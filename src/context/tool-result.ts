@@ -1,0 +1,65 @@
+import type { Truncation } from "../agent/events.ts"
+import type { TokenCounter } from "../llm/tokens.ts"
+import type { ToolMessage } from "../llm/types.ts"
+import type { OutputStore } from "./output-store.ts"
+import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
+import { TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
+
+const NOTE_PREFIX = "[Output cut in line "
+
+/** What the model reads where its output stops: how to get the rest. */
+export function pagingNote(toolCallId: string, full?: string): (kept: string) => string {
+  let total: number | undefined
+  return (kept) => {
+    const line = lineCount(kept)
+    // Counted only when a cut happens: a pass over up to the spawn cap (10 MB).
+    if (full !== undefined) total ??= lineCount(full)
+    return (
+      `${NOTE_PREFIX}${line}${total === undefined ? "" : ` of ${total}`}. The full output stays available until this request ends: ` +
+      `call ${READ_TOOL_OUTPUT} with tool_call_id "${toolCallId}" and start_line ${line} to read on, or with a pattern to search it.]`
+    )
+  }
+}
+
+function lineCount(text: string): number {
+  let lines = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
+  return lines
+}
+
+export type CutMessage = { message: ToolMessage; truncation?: Truncation }
+
+/**
+ * The `tool` message for a result, cut to `budget` tokens when it is larger. The full text of a cut
+ * result goes to `store`, and the message tells the model how to page through it.
+ */
+export function capToolMessage(
+  message: ToolMessage,
+  toolName: string,
+  budget: number,
+  counter: TokenCounter,
+  store: OutputStore,
+): CutMessage {
+  const full = message.content
+  const outcome = truncateToBudget(full, budget, counter, pagingNote(message.tool_call_id, full))
+  if (!outcome.cut) return { message }
+  store.put(message.tool_call_id, toolName, full)
+  return {
+    message: { ...message, content: outcome.content },
+    truncation: {
+      tool_call_id: message.tool_call_id,
+      start_index: 0,
+      end_index: outcome.cut.endIndex,
+      tool_name: toolName,
+      original_token_count: outcome.cut.originalTokenCount,
+    },
+  }
+}
+
+/** A tool message's content without the marker and paging note we added (an earlier cut). */
+export function withoutTruncationSuffix(content: string): string {
+  if (!content.endsWith(`\n${TRUNCATION_MARKER}`)) return content
+  const body = content.slice(0, -(TRUNCATION_MARKER.length + 1))
+  const note = body.lastIndexOf(`\n${NOTE_PREFIX}`)
+  return note !== -1 && body.endsWith("]") ? body.slice(0, note) : body
+}

@@ -1,0 +1,214 @@
+import type { CompactionMetadata, StreamMessage, Truncation } from "../agent/events.ts"
+import { RequestError } from "../errors.ts"
+import type { TokenCounter } from "../llm/tokens.ts"
+import type { ChatMessage, ChatModel, ToolMessage, ToolSchema, Usage } from "../llm/types.ts"
+import { ToolExecutor } from "../tool/executor.ts"
+import { compactable, compactedParts, latestUserIndex, summarise } from "./compaction.ts"
+import { shrinkToolResults } from "./fit.ts"
+import { type ContextSettings, toolResultBudget } from "./limits.ts"
+import { OutputStore } from "./output-store.ts"
+import { pagingToolset } from "./read-tool-output.ts"
+import { capToolMessage } from "./tool-result.ts"
+import { TRUNCATION_MARKER } from "./truncate.ts"
+
+/** What the window needs from the run's accounting (agent/accounting.ts). */
+export type WindowAccounting = {
+  readonly truncations: Truncation[]
+  readonly compactions: CompactionMetadata[]
+  /** Records a provider call in the request totals; returns its cost in USD. */
+  record(usage: Usage): number
+}
+
+export type ContextWindowInit = {
+  model: ChatModel
+  counter: TokenCounter
+  settings: ContextSettings
+  acct: WindowAccounting
+}
+
+/**
+ * The history to send (the same array when nothing had to change), and whether it was compacted
+ * (the run then forgets which calls it made: their results are only in the summary now).
+ */
+export type Fitted = { messages: ChatMessage[]; compacted: boolean }
+
+/**
+ * Context-window management for one run: caps each tool result (keeping the full output for
+ * `read_tool_output`), and before every model call compacts or cuts the history so the call fits.
+ * `dispose` must run when the request ends (it removes spilled outputs).
+ */
+export class ContextWindow {
+  readonly store = new OutputStore()
+  /** Tokens one tool result may take (CONTRACT §3). */
+  readonly budget: number
+  private readonly model: ChatModel
+  private readonly counter: TokenCounter
+  private readonly settings: ContextSettings
+  private readonly acct: WindowAccounting
+  private paging: ToolExecutor | undefined
+
+  constructor(init: ContextWindowInit) {
+    this.model = init.model
+    this.counter = init.counter
+    this.settings = init.settings
+    this.acct = init.acct
+    this.budget = toolResultBudget(init.model.info.contextWindow, init.settings)
+  }
+
+  /** The `tool` message for a result: cut to the per-result budget, the cut recorded. */
+  toolMessage(message: ToolMessage, toolName: string): ToolMessage {
+    const capped = capToolMessage(message, toolName, this.budget, this.counter, this.store)
+    if (capped.truncation) this.acct.truncations.push(capped.truncation)
+    return capped.message
+  }
+
+  /** The run's executor: `base`, plus read_tool_output once some output was truncated. */
+  async executorFor(base: ToolExecutor, signal: AbortSignal): Promise<ToolExecutor> {
+    if (this.store.size === 0) return base
+    if (!this.paging) {
+      // First in the list so a configured tool of the same name cannot shadow the one the
+      // truncation notes point to.
+      const paging = new ToolExecutor(
+        [pagingToolset(this.store, this.counter, this.budget), ...base.toolsets],
+        base.options,
+      )
+      await paging.ensureReady(signal)
+      this.paging = paging
+    }
+    return this.paging
+  }
+
+  /**
+   * Makes `history` fit before a model call. Over the compaction threshold (tokens of messages and
+   * tool schemas plus the output reserve), the history is summarised by one extra call and
+   * replaced (yielding the two compaction events); what still does not fit is cut, largest tool
+   * results first. Throws a RequestError when the system prompt and the question alone are too big.
+   */
+  async *fit(
+    history: ChatMessage[],
+    tools: readonly ToolSchema[],
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamMessage, Fitted> {
+    const { contextWindow, maxOutputTokens } = this.model.info
+    const thresholdPct = this.settings.compactionThresholdPct
+    const limit = Math.floor((contextWindow * thresholdPct) / 100)
+    const initial = this.tokens(history, tools)
+    if (initial + maxOutputTokens <= limit) return { messages: history, compacted: false }
+    this.checkQuestionFits(history, tools)
+
+    let messages: ChatMessage[] = [...history]
+    let compaction: { reply: string; usage: Usage; cost: number; summary: ChatMessage } | undefined
+    if (compactable(history)) {
+      yield {
+        event: "conversation_history_compaction_start",
+        data: {
+          content: `Compacting the conversation history: ${initial} tokens in ${history.length} messages plus ${maxOutputTokens} reserved for the answer exceed ${thresholdPct}% of the ${contextWindow}-token context window.`,
+          metadata: {
+            initial_tokens: initial,
+            num_messages: history.length,
+            max_context_size: contextWindow,
+            threshold_pct: thresholdPct,
+          },
+        },
+      }
+      const summary = await summarise(this.model, history, this.counter, signal)
+      const parts = compactedParts(history, summary.reply)
+      compaction = { ...summary, cost: this.acct.record(summary.usage), summary: parts.summary }
+      messages = [...parts.base, ...parts.round]
+      // The latest tool round stays verbatim only while it leaves room to work; it is in the summary too.
+      if (parts.round.length > 0 && this.tokens(messages, tools) + maxOutputTokens > limit) {
+        messages = this.shrink(messages, tools, limit)
+        if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = parts.base
+      }
+    }
+    if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = this.shrink(messages, tools, limit)
+    if (compaction) messages = this.cutSummary(messages, tools, compaction.summary)
+
+    if (compaction) {
+      const compacted = this.tokens(messages, tools)
+      const metadata: CompactionMetadata = {
+        initial_tokens: initial,
+        compacted_tokens: compacted,
+        compression_ratio_pct: ratioPct(initial, compacted),
+        num_messages_before: history.length,
+        num_messages_after: messages.length,
+        max_context_size: contextWindow,
+        threshold_pct: thresholdPct,
+        compaction_cost: {
+          total_cost: compaction.cost,
+          prompt_tokens: compaction.usage.prompt_tokens,
+          completion_tokens: compaction.usage.completion_tokens,
+          total_tokens: compaction.usage.total_tokens,
+        },
+      }
+      this.acct.compactions.push(metadata)
+      yield {
+        event: "conversation_history_compacted",
+        data: {
+          content: `Conversation history compacted from ${initial} to ${compacted} tokens (${metadata.compression_ratio_pct}% saved), ${history.length} messages to ${messages.length}.`,
+          compaction_summary: compaction.reply,
+          messages,
+          metadata,
+        },
+      }
+    }
+    return { messages, compacted: compaction !== undefined }
+  }
+
+  async dispose(): Promise<void> {
+    await this.store.dispose()
+  }
+
+  private tokens(messages: readonly ChatMessage[], tools: readonly ToolSchema[]): number {
+    return this.counter.tally(messages, tools).total_tokens
+  }
+
+  /** Fair-share cuts of tool results down to `limit` (output reserve included); records them. */
+  private shrink(messages: ChatMessage[], tools: readonly ToolSchema[], limit: number): ChatMessage[] {
+    const excess = this.tokens(messages, tools) + this.model.info.maxOutputTokens - limit
+    const outcome = shrinkToolResults(messages, excess, this.counter, this.store)
+    this.acct.truncations.push(...outcome.truncations)
+    return outcome.messages
+  }
+
+  /**
+   * Last resort when even the compacted history exceeds the window: the summary is cut, and
+   * dropped if nothing of it fits. The question is never cut (checkQuestionFits guarantees it fits).
+   */
+  private cutSummary(
+    messages: ChatMessage[],
+    tools: readonly ToolSchema[],
+    summary: ChatMessage,
+  ): ChatMessage[] {
+    const { contextWindow, maxOutputTokens } = this.model.info
+    const excess = this.tokens(messages, tools) + maxOutputTokens - contextWindow
+    if (excess <= 0) return messages
+    const index = messages.indexOf(summary)
+    if (summary.role !== "user" || typeof summary.content !== "string" || index === -1) return messages
+    const keep = this.counter.countMessage(summary) - excess - 16
+    if (keep <= 0) return messages.filter((_, i) => i !== index)
+    const content = `${this.counter.truncateToTokens(summary.content, keep)}\n${TRUNCATION_MARKER}`
+    return messages.map((m, i) => (i === index ? { role: "user", content } : m))
+  }
+
+  private checkQuestionFits(history: readonly ChatMessage[], tools: readonly ToolSchema[]): void {
+    const { contextWindow, maxOutputTokens } = this.model.info
+    const system = history[0]?.role === "system" ? [history[0]] : []
+    const request = history[latestUserIndex(history)]
+    const fixed = [...system, ...(request ? [request] : [])]
+    const needed = this.tokens(fixed, tools)
+    const available = contextWindow - maxOutputTokens
+    if (needed <= available) return
+    const toolsNote =
+      tools.length > 0 ? ` (including ${this.counter.countTools(tools)} for the tool definitions)` : ""
+    throw new RequestError(
+      `The question and system prompt need ${needed} tokens${toolsNote} but model ${this.model.name} has a window of ${contextWindow} (${contextWindow} - ${maxOutputTokens} output reserve = ${available} available). Shorten the question or attached files, or use a model with a larger context window.`,
+    )
+  }
+}
+
+/** Percentage of tokens saved, two decimals. */
+export function ratioPct(initial: number, compacted: number): number {
+  if (initial <= 0) return 0
+  return Math.round((1 - compacted / initial) * 10_000) / 100
+}
