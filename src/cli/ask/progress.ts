@@ -101,7 +101,9 @@ export class Progress {
 }
 
 /** Arguments of a recorded call, parsed for display. */
-export function recordedArguments(lookup: (id: string) => { function: { arguments: string } } | undefined) {
+export function recordedArguments(
+  lookup: (id: string) => { function: { arguments: string } } | undefined,
+): (id: string) => Record<string, unknown> | undefined {
   return (id: string): Record<string, unknown> | undefined => {
     const call = lookup(id)
     return call ? parseArguments(call.function.arguments) : undefined

@@ -2,7 +2,7 @@ import type { ApprovalCallback } from "../../agent/approval.ts"
 import type { Metadata } from "../../agent/events.ts"
 import type { AttachedFile } from "../../agent/prompt/build.ts"
 import { buildInitialAskMessages, buildUserMessage } from "../../agent/prompt/messages.ts"
-import { resolveSections } from "../../agent/prompt/sections.ts"
+import { type PromptSection, resolveSections } from "../../agent/prompt/sections.ts"
 import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import type { Config } from "../../config/config.ts"
 import type { ChatMessage } from "../../llm/types.ts"
@@ -34,7 +34,7 @@ export type Attachments = {
  */
 export class AskSession {
   readonly #init: SessionInit
-  readonly #sections
+  readonly #sections: ReadonlySet<PromptSection>
   #history: ChatMessage[] | undefined
   #metadata: Metadata | undefined
 
