@@ -36,7 +36,8 @@ export const SUMMARY_HEADER =
 /** Tokens every part's text keeps at least when parts share the transcript budget. */
 const MIN_PART_TOKENS = 32
 
-type Part = { header: string; body: string }
+/** `source`: the message whose whole content is `body`, so its cached token count can be reused. */
+type Part = { header: string; body: string; source?: ChatMessage }
 
 /** One block per message (the system prompt is left out: it is kept verbatim anyway). */
 function parts(messages: readonly ChatMessage[]): Part[] {
@@ -46,7 +47,11 @@ function parts(messages: readonly ChatMessage[]): Part[] {
       case "system":
         break
       case "user":
-        out.push({ header: "[user]", body: userText(m.content) })
+        out.push({
+          header: "[user]",
+          body: userText(m.content),
+          ...(typeof m.content === "string" ? { source: m } : {}),
+        })
         break
       case "assistant": {
         if (m.content) out.push({ header: "[assistant]", body: m.content })
@@ -59,7 +64,11 @@ function parts(messages: readonly ChatMessage[]): Part[] {
         break
       }
       case "tool":
-        out.push({ header: `[result of ${m.name ?? "tool"}, id ${m.tool_call_id}]`, body: m.content })
+        out.push({
+          header: `[result of ${m.name ?? "tool"}, id ${m.tool_call_id}]`,
+          body: m.content,
+          source: m,
+        })
         break
     }
   }
