@@ -1,5 +1,4 @@
 import { ToolParameter } from "../tool/parameter.ts"
-import { StaticPrerequisite } from "../tool/prerequisite.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool } from "../tool/tool.ts"
 import { Toolset, ToolsetTag } from "../tool/toolset.ts"
@@ -32,14 +31,13 @@ class FetchRunbookTool extends Tool {
 }
 
 export function createRunbookToolset(catalog: RunbookCatalog | undefined): Toolset {
-  const empty = !catalog || catalog.entries.length === 0
+  // No runbooks is an ordinary setup, not a failure: the toolset is simply off.
+  const hasRunbooks = catalog !== undefined && catalog.entries.length > 0
   return new Toolset({
     name: "runbook",
-    description: "Operator runbooks from the configured folders",
+    description: "Operator runbooks from the configured folders (set runbooks: [folder, ...] to enable)",
+    enabled: hasRunbooks,
     tools: catalog ? [new FetchRunbookTool(catalog)] : [],
     tags: [ToolsetTag.CORE],
-    prerequisites: [
-      new StaticPrerequisite(!empty, "No runbooks configured: set runbooks: [folder, ...] in the config."),
-    ],
   })
 }
