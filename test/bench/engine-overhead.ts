@@ -51,10 +51,12 @@ globalThis.fetch = Object.assign(
 
 // Tool work: the same functions for engine and floor; each step's batch is timed from first start to last end.
 const rand = prng(7)
+// ~1.5 KB each: 30 steps x 3 results plus 300 messages of history stay well under gpt-4o's
+// compaction threshold (95% of 128k), so the bench measures the loop, not compaction.
 const OUTPUTS: Record<string, string> = {
-  kubectl_get_pods: podTable(rand, 20),
-  fetch_pod_logs: logLines(rand, 15),
-  kubectl_get_yaml: yamlManifest(rand),
+  kubectl_get_pods: podTable(rand, 15),
+  fetch_pod_logs: logLines(rand, 10),
+  kubectl_get_yaml: yamlManifest(rand).slice(0, 1500),
 }
 let batchStart = Number.POSITIVE_INFINITY
 let batchEnd = 0
@@ -99,7 +101,7 @@ function priorHistory(count: number): ChatMessage[] {
     }))
     out.push({ role: "assistant", content: null, tool_calls: calls })
     for (const call of calls) {
-      out.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: logLines(r, 8) })
+      out.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content: logLines(r, 2) })
     }
     out.push({ role: "assistant", content: "The payments upstream resets connections; see the logs above." })
     n++
