@@ -122,7 +122,7 @@ export class ContextWindow {
       }
     }
     if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = this.shrink(messages, tools, limit)
-    if (compaction) messages = this.cutSummary(messages, tools, compaction.summary)
+    if (compaction) messages = this.cutSummary(messages, tools, compaction.summary, limit)
 
     if (compaction) {
       const compacted = this.tokens(messages, tools)
@@ -172,16 +172,17 @@ export class ContextWindow {
   }
 
   /**
-   * Last resort when even the compacted history exceeds the window: the summary is cut, and
-   * dropped if nothing of it fits. The question is never cut (checkQuestionFits guarantees it fits).
+   * Last resort when even the compacted history is over the threshold: the summary is cut, and
+   * dropped if nothing of it fits. Aiming at the threshold, not the window, keeps the next step from
+   * compacting again at once. The question is never cut (checkQuestionFits guarantees it fits).
    */
   private cutSummary(
     messages: ChatMessage[],
     tools: readonly ToolSchema[],
     summary: ChatMessage,
+    limit: number,
   ): ChatMessage[] {
-    const { contextWindow, maxOutputTokens } = this.model.info
-    const excess = this.tokens(messages, tools) + maxOutputTokens - contextWindow
+    const excess = this.tokens(messages, tools) + this.model.info.maxOutputTokens - limit
     if (excess <= 0) return messages
     const index = messages.indexOf(summary)
     if (summary.role !== "user" || typeof summary.content !== "string" || index === -1) return messages

@@ -173,6 +173,14 @@ describe("fit: property over random histories", () => {
         }
         if (step.value.compacted) {
           compacted++
+          // Compaction ends under the threshold unless the system prompt and question alone are over it.
+          const limit = Math.floor(info.contextWindow * 0.95)
+          const fixed = counter.tally([history[0]!, latest]).total_tokens
+          if (fixed + info.maxOutputTokens <= limit - 100) {
+            expect(counter.tally(messages, tools).total_tokens + info.maxOutputTokens).toBeLessThanOrEqual(
+              limit,
+            )
+          }
           expect(events.map((e) => e.event)).toEqual([
             "conversation_history_compaction_start",
             "conversation_history_compacted",
