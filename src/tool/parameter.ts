@@ -54,7 +54,11 @@ export class ToolParameter {
     if (this.default !== undefined) options.default = this.default
     switch (this.type) {
       case "string":
-        if (this.enum) return Type.Union(this.enum.map((v) => Type.Literal(v)), options)
+        if (this.enum)
+          return Type.Union(
+            this.enum.map((v) => Type.Literal(v)),
+            options,
+          )
         return Type.String(this.pattern ? { ...options, pattern: this.pattern } : options)
       case "integer":
         return Type.Integer(options)
@@ -65,13 +69,18 @@ export class ToolParameter {
       case "array":
         return Type.Array(this.items?.schema() ?? Type.Unknown(), options)
       case "object":
-        return this.properties ? parametersSchema(this.properties, options) : Type.Record(Type.String(), Type.Unknown(), options)
+        return this.properties
+          ? parametersSchema(this.properties, options)
+          : Type.Record(Type.String(), Type.Unknown(), options)
     }
   }
 }
 
 /** The object schema of a parameter map. A null optional value is dropped before validation. */
-export function parametersSchema(params: Record<string, ToolParameter>, options: Record<string, unknown> = {}): TSchema {
+export function parametersSchema(
+  params: Record<string, ToolParameter>,
+  options: Record<string, unknown> = {},
+): TSchema {
   const props: Record<string, TSchema> = {}
   for (const [name, param] of Object.entries(params)) {
     props[name] = param.required ? param.schema() : Type.Optional(param.schema())

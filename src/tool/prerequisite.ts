@@ -32,7 +32,9 @@ export class EnvPrerequisite implements Prerequisite {
   constructor(readonly env: string[]) {}
   async check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
     const missing = this.env.filter((name) => !context.env[name])
-    return missing.length === 0 ? [true, ""] : [false, `Environment variable ${missing.join(", ")} is not set.`]
+    return missing.length === 0
+      ? [true, ""]
+      : [false, `Environment variable ${missing.join(", ")} is not set.`]
   }
 }
 

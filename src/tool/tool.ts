@@ -1,8 +1,8 @@
 import type { TSchema } from "@sinclair/typebox"
-import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler"
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolSchema } from "../llm/types.ts"
-import { type ToolParameter, parametersSchema } from "./parameter.ts"
+import { parametersSchema, type ToolParameter } from "./parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "./result.ts"
 import type { Toolset } from "./toolset.ts"
 
@@ -15,7 +15,11 @@ export type ToolLimits = {
   outputMaxBytes: number
 }
 
-export const DEFAULT_TOOL_LIMITS: ToolLimits = { timeoutDefault: 60, timeoutMax: 600, outputMaxBytes: 10_000_000 }
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  timeoutDefault: 60,
+  timeoutMax: 600,
+  outputMaxBytes: 10_000_000,
+}
 
 /** What a tool run may use. Everything comes from the caller: tools never read process.env. */
 export type ToolContext = {
@@ -65,7 +69,10 @@ export abstract class Tool {
     this._toolset = toolset
   }
 
-  protected abstract invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult>
+  protected abstract invoke(
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<StructuredToolResult>
 
   /** A one-line, human-readable form of a call, shown in events and approval prompts. */
   getParameterizedOneLiner(params: Record<string, unknown>): string {
@@ -90,7 +97,11 @@ export abstract class Tool {
   toSchema(): ToolSchema {
     return {
       type: "function",
-      function: { name: this.name, description: this.description, parameters: this.inputSchema() as Record<string, unknown> },
+      function: {
+        name: this.name,
+        description: this.description,
+        parameters: this.inputSchema() as Record<string, unknown>,
+      },
     }
   }
 
@@ -109,9 +120,7 @@ export abstract class Tool {
     }
     this.#check ??= TypeCompiler.Compile(this.inputSchema())
     if (this.#check.Check(params)) return { ok: true, params }
-    const problems = [...this.#check.Errors(params)]
-      .slice(0, 5)
-      .map((e) => `${e.path || "/"}: ${e.message}`)
+    const problems = [...this.#check.Errors(params)].slice(0, 5).map((e) => `${e.path || "/"}: ${e.message}`)
     return { ok: false, error: `Invalid arguments for ${this.name}: ${problems.join("; ")}` }
   }
 
@@ -140,7 +149,8 @@ export abstract class Tool {
       return result
     } catch (error) {
       if (context.signal.aborted) throw new AbortError()
-      if (timeout.aborted) return StructuredToolResult.error(`${this.name} timed out after ${seconds} s.`, params)
+      if (timeout.aborted)
+        return StructuredToolResult.error(`${this.name} timed out after ${seconds} s.`, params)
       return StructuredToolResult.error(`${this.name} failed: ${errorMessage(error)}`, params)
     } finally {
       if (onAbort) signal.removeEventListener("abort", onAbort)

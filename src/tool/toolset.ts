@@ -82,7 +82,10 @@ export class Toolset {
       const check = TypeCompiler.Compile(schema)
       if (!check.Check(this.config)) {
         const first = [...check.Errors(this.config)][0]
-        this.#setStatus("failed", `Invalid config for toolset ${this.name}: ${first?.path || "/"}: ${first?.message}`)
+        this.#setStatus(
+          "failed",
+          `Invalid config for toolset ${this.name}: ${first?.path || "/"}: ${first?.message}`,
+        )
         return
       }
     }
@@ -96,7 +99,10 @@ export class Toolset {
       }),
     )
     const failed = outcomes.find(([ok]) => !ok)
-    this.#setStatus(failed ? "failed" : "enabled", failed ? failed[1] || "Prerequisite check failed." : undefined)
+    this.#setStatus(
+      failed ? "failed" : "enabled",
+      failed ? failed[1] || "Prerequisite check failed." : undefined,
+    )
   }
 
   #setStatus(status: ToolsetStatus, error: string | undefined): void {
@@ -109,7 +115,10 @@ export class Toolset {
 async function withTimeout<T>(promise: Promise<T>, seconds: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Prerequisite check timed out after ${seconds} s.`)), seconds * 1000)
+    timer = setTimeout(
+      () => reject(new Error(`Prerequisite check timed out after ${seconds} s.`)),
+      seconds * 1000,
+    )
   })
   try {
     return await Promise.race([promise, timeout])

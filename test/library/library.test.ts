@@ -25,7 +25,7 @@ beforeAll(async () => {
       "    tools:",
       "      - name: greet",
       "        description: Greet someone",
-      '        command: "printf \'hello %s\\n\' {{ who }}"',
+      "        command: \"printf 'hello %s\\n' {{ who }}\"",
     ].join("\n"),
   )
 })
@@ -44,7 +44,10 @@ test("the spec's library flow works from another project, with a YAML and a clas
       ],
       usage: { prompt_tokens: 50, completion_tokens: 10 },
     },
-    { content: "web-1 is in eu-west; the greeter says hello.", usage: { prompt_tokens: 80, completion_tokens: 12 } },
+    {
+      content: "web-1 is in eu-west; the greeter says hello.",
+      usage: { prompt_tokens: 80, completion_tokens: 12 },
+    },
     { content: "Nothing else.", usage: { prompt_tokens: 90, completion_tokens: 3 } },
   )
   const proc = Bun.spawn(["bun", "run", join(import.meta.dir, "user-script.ts")], {
@@ -53,7 +56,11 @@ test("the spec's library flow works from another project, with a YAML and a clas
     stdout: "pipe",
     stderr: "pipe",
   })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   expect(err.includes("error:") ? err : "").toBe("")
   expect(code).toBe(0)
   const report = JSON.parse(out.trim().split("\n").at(-1)!)

@@ -24,7 +24,11 @@ class InventoryTool extends Tool {
   }
   protected async invoke(params: Record<string, unknown>): Promise<StructuredToolResult> {
     const site = String(this.toolset?.config.site)
-    return new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: `${params.host} is in ${site}`, params })
+    return new StructuredToolResult({
+      status: ToolResultStatus.SUCCESS,
+      data: `${params.host} is in ${site}`,
+      params,
+    })
   }
   override getParameterizedOneLiner(params: Record<string, unknown>): string {
     return `inventory ${params.host}`
@@ -37,7 +41,9 @@ const inventory = new Toolset({
   enabled: true,
   configClasses: [Type.Object({ site: Type.String() })],
   config: { site: "eu-west" },
-  prerequisites: [new CallablePrerequisite({ callable: async (config) => [config.site !== "", "site missing"] })],
+  prerequisites: [
+    new CallablePrerequisite({ callable: async (config) => [config.site !== "", "site missing"] }),
+  ],
   tags: [ToolsetTag.CORE],
 })
 inventory.tools.push(new InventoryTool(inventory))
@@ -69,7 +75,12 @@ console.log(
       result: first.result,
       numLlmCalls: first.numLlmCalls,
       totalTokens: first.totalTokens,
-      toolCalls: first.toolCalls?.map((c) => ({ name: c.toolName, description: c.description, status: c.result.status, data: c.result.data })),
+      toolCalls: first.toolCalls?.map((c) => ({
+        name: c.toolName,
+        description: c.description,
+        status: c.result.status,
+        data: c.result.data,
+      })),
     },
     second: { result: second.result, messages: second.messages?.length },
   }),
