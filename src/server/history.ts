@@ -1,5 +1,6 @@
 import { RequestError } from "../errors.ts"
 import type { AssistantMessage, ChatMessage, ContentPart, ToolCall } from "../llm/types.ts"
+import { echo, echoList } from "./echo.ts"
 
 export type ValidHistory = {
   /** Rebuilt from known fields only, so nothing a client adds travels on to a provider. */
@@ -32,11 +33,13 @@ export function validateHistory(raw: readonly unknown[]): ValidHistory {
       const call = open.get(message.tool_call_id)
       if (!call) {
         throw invalid(
-          `conversation_history[${i}] is a tool result for ${message.tool_call_id}, which is not an unanswered tool call of the assistant message before it.`,
+          `conversation_history[${i}] is a tool result for ${echo(message.tool_call_id)}, which is not an unanswered tool call of the assistant message before it.`,
         )
       }
       if (call.pending_approval) {
-        throw invalid(`conversation_history[${i}] answers ${call.id}, which is still waiting for approval.`)
+        throw invalid(
+          `conversation_history[${i}] answers ${echo(call.id)}, which is still waiting for approval.`,
+        )
       }
       open.delete(message.tool_call_id)
       return
@@ -55,7 +58,7 @@ export function validateHistory(raw: readonly unknown[]): ValidHistory {
       if (!call.pending_approval) continue
       if (i !== lastAssistant) {
         throw invalid(
-          `conversation_history[${i}] has a tool call waiting for approval (${call.id}), but only the last assistant message may.`,
+          `conversation_history[${i}] has a tool call waiting for approval (${echo(call.id)}), but only the last assistant message may.`,
         )
       }
       pending.push(call)
@@ -69,7 +72,7 @@ export function validateHistory(raw: readonly unknown[]): ValidHistory {
 function requireAnswered(open: Map<string, ToolCall>, openAt: number, before: string): void {
   const unanswered = [...open.values()]
   if (unanswered.length === 0) return
-  const ids = unanswered.map((c) => c.id).join(", ")
+  const ids = echoList(unanswered.map((c) => c.id))
   const pending = unanswered.some((c) => c.pending_approval)
   throw invalid(
     pending
@@ -104,7 +107,7 @@ function toMessage(raw: unknown, i: number): ChatMessage {
     }
     default:
       throw invalid(
-        `${at} has role ${JSON.stringify(role)}; valid roles are system, user, assistant and tool.`,
+        `${at} has role ${echo(JSON.stringify(role) ?? "undefined")}; valid roles are system, user, assistant and tool.`,
       )
   }
 }
@@ -152,7 +155,7 @@ function assistantMessage(raw: Record<string, unknown>, at: string): AssistantMe
   const seen = new Set<string>()
   const calls = raw.tool_calls.map((c, j) => toolCall(c, `${at}.tool_calls[${j}]`))
   for (const call of calls) {
-    if (seen.has(call.id)) throw invalid(`${at}: tool call id ${call.id} appears twice.`)
+    if (seen.has(call.id)) throw invalid(`${at}: tool call id ${echo(call.id)} appears twice.`)
     seen.add(call.id)
   }
   if (calls.length > 0) message.tool_calls = calls

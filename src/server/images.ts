@@ -1,6 +1,7 @@
 import type { ImageLimits } from "../config/settings.ts"
 import { RequestError } from "../errors.ts"
 import type { ImagePart } from "../llm/types.ts"
+import { echo } from "./echo.ts"
 
 /** A request's `images` element (spec "Image object"), or its short form, a bare URL. */
 export type ImageInput =
@@ -29,7 +30,7 @@ export function toImageParts(images: readonly ImageInput[], limits: ImageLimits)
     const at = `images[${i}]`
     if (format !== undefined && !MIME.test(format)) {
       throw new RequestError(
-        `${at}.format must be a MIME type such as image/png, not ${JSON.stringify(format)}.`,
+        `${at}.format must be a MIME type such as image/png, not ${echo(JSON.stringify(format))}.`,
       )
     }
     if (/^data:/i.test(url)) totalBytes += dataUriBytes(url, at)
@@ -54,10 +55,12 @@ function dataUriBytes(url: string, at: string): number {
   if (!match || !mime)
     throw new RequestError(`${at} is a data URI without a MIME type; use data:<mime>;base64,<data>.`)
   if (!MIME.test(mime) || !mime.toLowerCase().startsWith("image/")) {
-    throw new RequestError(`${at} is a data URI of type ${mime}, which is not an image type.`)
+    throw new RequestError(`${at} is a data URI of type ${echo(mime)}, which is not an image type.`)
   }
   if (!params.toLowerCase().split(";").includes("base64")) {
-    throw new RequestError(`${at} is a data URI that is not base64-encoded; use data:${mime};base64,<data>.`)
+    throw new RequestError(
+      `${at} is a data URI that is not base64-encoded; use data:${echo(mime)};base64,<data>.`,
+    )
   }
   if (data.length === 0 || data.length % 4 !== 0 || !BASE64.test(data)) {
     throw new RequestError(`${at} is a data URI whose data is not valid base64.`)

@@ -12,6 +12,7 @@ import { RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
+import { echo, echoList } from "./echo.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
 import { structuredOutput } from "./response-format.ts"
@@ -70,7 +71,7 @@ export async function prepareChat(
     } else {
       if (history.pending.length > 0) {
         throw new RequestError(
-          `The conversation has tool calls waiting for approval (${history.pending.map((c) => c.id).join(", ")}); send tool_decisions for them.`,
+          `The conversation has tool calls waiting for approval (${echoList(history.pending.map((c) => c.id))}); send tool_decisions for them.`,
         )
       }
       messages.push(userMessage())
@@ -118,7 +119,7 @@ function behaviorControls(
   const unknown = Object.keys(controls).filter((k) => !isPromptSection(k))
   if (unknown.length > 0) {
     throw new RequestError(
-      `behavior_controls has unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Valid keys: ${PROMPT_SECTIONS.join(", ")}.`,
+      `behavior_controls has unknown key${unknown.length > 1 ? "s" : ""} ${echoList(unknown)}. Valid keys: ${PROMPT_SECTIONS.join(", ")}.`,
     )
   }
   return controls
@@ -157,27 +158,30 @@ function checkDecisions(
   }
   const byId = new Map<string, ApprovalDecision>()
   for (const d of decisions) {
-    if (byId.has(d.tool_call_id)) throw new RequestError(`tool_decisions names ${d.tool_call_id} twice.`)
+    if (byId.has(d.tool_call_id))
+      throw new RequestError(`tool_decisions names ${echo(d.tool_call_id)} twice.`)
     byId.set(d.tool_call_id, { approved: d.approved, ...(d.feedback ? { feedback: d.feedback } : {}) })
   }
   const pendingIds = new Set(pending.map((c) => c.id))
   const stray = [...byId.keys()].filter((id) => !pendingIds.has(id))
   if (stray.length > 0) {
     throw new RequestError(
-      `tool_decisions names ${stray.join(", ")}, which is not a tool call waiting for approval.`,
+      `tool_decisions names ${echoList(stray)}, which is not a tool call waiting for approval.`,
     )
   }
   const missing = pending.filter((c) => !byId.has(c.id)).map((c) => c.id)
   if (missing.length > 0) {
     throw new RequestError(
-      `Every tool call waiting for approval needs a decision; missing: ${missing.join(", ")}.`,
+      `Every tool call waiting for approval needs a decision; missing: ${echoList(missing)}.`,
     )
   }
   // All signatures are checked, denied calls included: a forged history is refused as a whole.
   for (const call of pending) {
     const problem = signer.verify(call)
     if (problem)
-      throw new RequestError(`Tool call ${call.id} (${call.function.name}) cannot be decided: ${problem}.`)
+      throw new RequestError(
+        `Tool call ${echo(call.id)} (${echo(call.function.name)}) cannot be decided: ${problem}.`,
+      )
   }
   return byId
 }

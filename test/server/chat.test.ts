@@ -286,6 +286,29 @@ describe("prompt controls", () => {
     expect(detail).toContain("time_runbooks")
   })
 
+  test("a huge caller value is not echoed back whole in the refusal", async () => {
+    h = await startHarness()
+    const key = "k".repeat(1_000_000)
+    for (const body of [
+      { ask: "q", behavior_controls: { [key]: true } },
+      {
+        conversation_history: [{ role: "system", content: "" }],
+        tool_decisions: [{ tool_call_id: key, approved: true }],
+      },
+      {
+        ask: "q",
+        conversation_history: [
+          { role: "system", content: "" },
+          { role: "tool", tool_call_id: key, content: "" },
+        ],
+      },
+    ]) {
+      const res = await h.post(body)
+      expect(res.status).toBe(400)
+      expect((await json<ErrorBody>(res)).detail.length).toBeLessThan(1000)
+    }
+  })
+
   test("ENABLED_PROMPTS restricts: the API cannot re-enable a section it excludes", async () => {
     h = await startHarness({ env: { ENABLED_PROMPTS: "style_guide" } })
     h.fake.script({ content: "ok" })
