@@ -139,6 +139,8 @@ describe("SSE stream", () => {
     ).toEqual(["call_a", "call_b"])
     const cutMessage = history[3]
     expect(cutMessage?.role === "tool" && cutMessage.content.endsWith("[TRUNCATED]")).toBe(true)
+    expect(h.metrics.truncations.get({ tool: "note" })).toBe(1)
+    expect(h.metrics.llmCalls.get({ model: "openai/gpt-4o" })).toBe(2)
   })
 
   test(": ping comments while idle, at the injected interval", async () => {
