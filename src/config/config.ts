@@ -149,7 +149,9 @@ export class Config {
     const cached = this.#models.get(key)
     if (cached) return cached
     if (name !== undefined && !this.modelNames().includes(name)) {
-      throw new RequestError(`Unknown model "${name}". Available models: ${this.modelNames().join(", ")}.`)
+      throw new RequestError(
+        `Unknown model "${name.length > 80 ? `${name.slice(0, 80)}…` : name}". Available models: ${this.modelNames().join(", ")}.`,
+      )
     }
     const entry = this.modelList?.[key]
     const where = entry ? `modelList.${key}` : "model"

@@ -1,10 +1,8 @@
-import pkg from "../../../package.json" with { type: "json" }
 import type { Config } from "../../config/config.ts"
 import { errorMessage } from "../../errors.ts"
+import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
-
-export const VERSION: string = pkg.version
 
 /** Whether config and toolsets are loaded (`/readyz`). Prerequisite checks run in the background. */
 export class Readiness {
@@ -57,6 +55,7 @@ export function info(config: Config, readiness: Readiness): Record<string, unkno
   }
   return {
     version: VERSION,
+    commit: COMMIT,
     ready: readiness.ready,
     default_model: config.model ?? config.modelNames()[0] ?? null,
     models: config.modelNames(),
