@@ -3,12 +3,15 @@
  * tokenizers are private; o200k_base is the nearest public one). The BPE ranks are megabytes, so
  * they load lazily on first use and once per encoding per process.
  *
- * Counts are cached per message object: the agent loop re-counts the whole history after every
- * step, and only the new messages should cost anything. Messages are treated as immutable; a
- * changed message must be a new object (the cache also checks content and tool-call identity).
+ * Counts are cached at three levels, because js-tiktoken's merge is slow (see token-memo.ts): per
+ * message object (the agent loop re-counts the whole history after every step, and only the new
+ * messages should cost anything), per text of 512+ characters by content (a system prompt rebuilt
+ * for every request), and per pre-tokenizer piece. Messages are treated as immutable; a changed
+ * message must be a new object (the cache also checks content and tool-call identity).
  */
 import type { Tiktoken } from "js-tiktoken/lite"
 import type { TokenCounts } from "../agent/events.ts"
+import { isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
 import type { ChatMessage, ToolSchema } from "./types.ts"
 
 export type EncodingName = "o200k_base" | "cl100k_base"
@@ -22,18 +25,6 @@ export const IMAGE_TOKENS = 765
 const LOW_DETAIL_IMAGE_TOKENS = 85
 /** Text longer than this many characters per token cannot fit; bounds encoding work. */
 const MAX_CHARS_PER_TOKEN = 8
-/**
- * js-tiktoken's byte-pair merge is quadratic in the length of one pre-tokenizer piece (every merge
- * re-joins every pair): a 20,000-letter run takes 40 s and blocks the event loop, and tool output or
- * a pasted blob can hold much longer ones. Only runs of letters or of punctuation become such
- * pieces, so those runs are encoded in short slices; counts stay exact for ordinary text and
- * overestimate by at most one token per slice inside such runs.
- */
-const LONG_RUN = /[\p{L}\p{M}]{128,}|[^\s\p{L}\p{M}\p{N}]{128,}/u
-const LONG_RUNS = new RegExp(LONG_RUN.source, "gu")
-const RUN_SLICE = 16
-/** Slices of a run repeat (a run of one character is the usual culprit), so they are memoized. */
-const SLICE_MEMO_MAX = 4096
 
 /** cl100k_base for the gpt-4 / gpt-3.5 generation, o200k_base for everything newer or non-OpenAI. */
 export function encodingForModel(id: string): EncodingName {
@@ -41,14 +32,14 @@ export function encodingForModel(id: string): EncodingName {
   return /^gpt-4(-|$)|^gpt-3\.5/.test(name) && !/^gpt-4-?o/.test(name) ? "cl100k_base" : "o200k_base"
 }
 
-async function loadEncoder(encoding: EncodingName): Promise<Tiktoken> {
+async function loadEncoder(encoding: EncodingName): Promise<{ encoder: Tiktoken; pattern: string }> {
   const { Tiktoken } = await import("js-tiktoken/lite")
   // Literal specifiers so the bundler embeds the ranks in the compiled binary.
   const ranks =
     encoding === "cl100k_base"
       ? (await import("js-tiktoken/ranks/cl100k_base")).default
       : (await import("js-tiktoken/ranks/o200k_base")).default
-  return new Tiktoken(ranks)
+  return { encoder: new Tiktoken(ranks), pattern: ranks.pat_str }
 }
 
 type MessageCount = { content: number; toolCalls: number; contentRef: unknown; toolCallsRef: unknown }
@@ -61,7 +52,9 @@ export class TokenCounter {
     const encoding = encodingForModel(id)
     let counter = TokenCounter.counters.get(encoding)
     if (!counter) {
-      counter = loadEncoder(encoding).then((encoder) => new TokenCounter(encoding, encoder))
+      counter = loadEncoder(encoding).then(
+        ({ encoder, pattern }) => new TokenCounter(encoding, encoder, new PieceCounter(encoder, pattern)),
+      )
       // A failed load must not poison every later call.
       counter.catch(() => TokenCounter.counters.delete(encoding))
       TokenCounter.counters.set(encoding, counter)
@@ -70,19 +63,32 @@ export class TokenCounter {
   }
 
   private readonly messages = new WeakMap<object, MessageCount>()
-  private readonly slices = new Map<string, number[]>()
+  private readonly texts = new TextCounts()
   private readonly schemas = new WeakMap<object, number>()
-  /** Cache statistics, for tests and debug logs. */
-  readonly stats = { hits: 0, misses: 0 }
+  /** Cache statistics, for tests and debug logs: message objects hit and missed, texts hit by content. */
+  readonly stats = { hits: 0, misses: 0, textHits: 0 }
 
   private constructor(
     readonly encoding: EncodingName,
     private readonly encoder: Tiktoken,
+    private readonly pieces: PieceCounter,
   ) {}
 
+  /**
+   * Tokens of `text` as ordinary text (special-token strings included). Exact, except inside a run
+   * of more than 128 characters that the tokenizer would take as one piece: it is counted in slices.
+   */
   countText(text: string): number {
     if (!text) return 0
-    return this.encode(text).length
+    if (!TextCounts.accepts(text)) return this.pieces.count(text)
+    const cached = this.texts.get(text)
+    if (cached !== undefined) {
+      this.stats.textHits++
+      return cached
+    }
+    const n = this.pieces.count(text)
+    this.texts.set(text, n)
+    return n
   }
 
   countMessage(message: ChatMessage): number {
@@ -135,62 +141,26 @@ export class TokenCounter {
 
   /**
    * The longest prefix of `text` that fits in `maxTokens`, cut at a token boundary. Only the
-   * first maxTokens·8 characters are ever encoded, so a multi-megabyte tool output costs no more
+   * first maxTokens·8 characters are ever tokenized, so a multi-megabyte tool output costs no more
    * than a small one.
    */
   truncateToTokens(text: string, maxTokens: number): string {
     if (maxTokens <= 0) return ""
     const bounded =
       text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
-    const tokens = this.encode(bounded)
-    if (tokens.length <= maxTokens && bounded === text) return text
-    const prefix = this.encoder.decode(tokens.slice(0, maxTokens))
-    if (text.startsWith(prefix)) return prefix
+    const cut = this.pieces.cut(bounded, maxTokens)
+    if (!cut) return bounded
+    // Whole pieces before the cut are kept as they are; only the piece it falls in is decoded.
+    const { start, piece, room } = cut
+    if (room === 0) return text.slice(0, start)
+    const partial = this.encoder.decode(this.pieces.tokens(piece).slice(0, room))
+    if (piece.startsWith(partial)) return text.slice(0, start + partial.length)
     // A cut inside a multi-byte character decodes to U+FFFD: keep only what matches the original,
     // without leaving half a surrogate pair.
     let end = 0
-    while (end < prefix.length && prefix.charCodeAt(end) === text.charCodeAt(end)) end++
-    const last = text.charCodeAt(end - 1)
-    if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--
-    return text.slice(0, end)
-  }
-
-  /**
-   * Tokens of `text`. An empty disallow list: text that happens to contain "<|endoftext|>" (tool
-   * output, logs) is ordinary text to us, not an error. Long runs are sliced (see LONG_RUN).
-   */
-  private encode(text: string): number[] {
-    if (!LONG_RUN.test(text)) return this.encoder.encode(text, [], [])
-    const tokens: number[] = []
-    const append = (more: number[]) => {
-      // Not push(...more): a spread of a huge array overflows the stack.
-      for (const token of more) tokens.push(token)
-    }
-    let last = 0
-    for (const match of text.matchAll(LONG_RUNS)) {
-      append(this.encoder.encode(text.slice(last, match.index), [], []))
-      const run = match[0]
-      for (let i = 0; i < run.length; ) {
-        let end = Math.min(run.length, i + RUN_SLICE)
-        // Never split a surrogate pair.
-        const code = run.charCodeAt(end - 1)
-        if (end < run.length && end - 1 > i && code >= 0xd800 && code <= 0xdbff) end--
-        append(this.encodeSlice(run.slice(i, end)))
-        i = end
-      }
-      last = match.index + run.length
-    }
-    append(this.encoder.encode(text.slice(last), [], []))
-    return tokens
-  }
-
-  private encodeSlice(slice: string): number[] {
-    const cached = this.slices.get(slice)
-    if (cached) return cached
-    const tokens = this.encoder.encode(slice, [], [])
-    if (this.slices.size >= SLICE_MEMO_MAX) this.slices.clear()
-    this.slices.set(slice, tokens)
-    return tokens
+    while (end < partial.length && partial.charCodeAt(end) === piece.charCodeAt(end)) end++
+    if (end > 0 && isHighSurrogate(piece.charCodeAt(end - 1))) end--
+    return text.slice(0, start + end)
   }
 
   private countParts(message: ChatMessage): MessageCount {

@@ -1,0 +1,168 @@
+/**
+ * Memoized token counting over js-tiktoken, whose byte-pair merge keys its rank map by
+ * `bytes.join(",")` strings and is quadratic per piece (1–4 MB/s). tiktoken splits text with the
+ * encoding's pre-tokenizer regex and encodes each piece on its own, so a text's tokens are its
+ * pieces' tokens in order: counting piece by piece with a memo gives exactly `encode(text).length`
+ * and skips the merge for every piece seen before (tool output repeats indentation, keys, words).
+ */
+import type { Tiktoken } from "js-tiktoken/lite"
+
+/** Longer pieces are encoded each time: rare, and they would bloat the memo. */
+const MAX_MEMO_PIECE = 64
+/** Entries before the memo is dropped and rebuilt: bounds its memory (a few MB) on adversarial text. */
+const MAX_MEMO_ENTRIES = 50_000
+/**
+ * The merge is quadratic in a piece's length: a 20,000-letter or 20,000-space piece blocks the
+ * event loop for 40 s, and tool output or a pasted blob can hold longer ones. Such pieces are
+ * encoded in short slices: exact for ordinary text (no piece this long), and an overestimate of at
+ * most one token per slice inside such runs.
+ */
+const LONG_PIECE = 128
+const SLICE = 16
+
+/** Where a token budget runs out inside a text (see `PieceCounter.cut`). */
+export type Cut = {
+  /** Offset of the first piece that does not fit whole. */
+  start: number
+  piece: string
+  /** Tokens of `piece` that still fit (fewer than its count). */
+  room: number
+}
+
+export class PieceCounter {
+  readonly #memo = new Map<string, number>()
+  /** Own instance, driven by `lastIndex`: `matchAll` would clone the regex on every call. */
+  readonly #pattern: RegExp
+
+  constructor(
+    private readonly encoder: Tiktoken,
+    pattern: string,
+  ) {
+    this.#pattern = new RegExp(pattern, "gu")
+  }
+
+  /** Tokens of `text`: equal to `encoder.encode(text, [], []).length` unless it holds a long piece. */
+  count(text: string): number {
+    const pattern = this.#pattern
+    pattern.lastIndex = 0
+    let total = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) total += this.countPiece(match[0])
+    return total
+  }
+
+  /** The first piece of `text` that does not fit in `budget` tokens, or undefined if all of it fits. */
+  cut(text: string, budget: number): Cut | undefined {
+    const pattern = this.#pattern
+    pattern.lastIndex = 0
+    let used = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const piece = match[0]
+      const n = this.countPiece(piece)
+      if (used + n > budget) return { start: match.index, piece, room: budget - used }
+      used += n
+    }
+    return undefined
+  }
+
+  /** Tokens of one piece, sliced as `count` slices it. */
+  tokens(piece: string): number[] {
+    if (piece.length <= LONG_PIECE) return this.encode(piece)
+    const tokens: number[] = []
+    for (const slice of slices(piece)) {
+      // Not push(...more): a spread of a huge array overflows the stack.
+      for (const token of this.encode(slice)) tokens.push(token)
+    }
+    return tokens
+  }
+
+  private countPiece(piece: string): number {
+    if (piece.length > MAX_MEMO_PIECE) {
+      if (piece.length <= LONG_PIECE) return this.encode(piece).length
+      let total = 0
+      for (const slice of slices(piece)) total += this.countPiece(slice)
+      return total
+    }
+    const memo = this.#memo
+    const cached = memo.get(piece)
+    if (cached !== undefined) return cached
+    const n = this.encode(piece).length
+    if (memo.size >= MAX_MEMO_ENTRIES) memo.clear()
+    memo.set(detached(piece), n)
+    return n
+  }
+
+  /**
+   * An empty disallow list: text that happens to contain "<|endoftext|>" (tool output, logs) is
+   * ordinary text to us, not an error. A piece encoded alone splits into itself again, so this is
+   * the piece's share of the whole text's encoding.
+   */
+  private encode(text: string): number[] {
+    return this.encoder.encode(text, [], [])
+  }
+}
+
+/** `piece` in slices of SLICE code units, never splitting a surrogate pair. */
+function* slices(piece: string): Generator<string> {
+  for (let i = 0; i < piece.length; ) {
+    let end = Math.min(piece.length, i + SLICE)
+    if (end < piece.length && isHighSurrogate(piece.charCodeAt(end - 1))) end--
+    yield piece.slice(i, end)
+    i = end
+  }
+}
+
+export function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
+
+/** Texts shorter than this are cheaper to count than to hash and compare. */
+const MIN_CACHED_TEXT = 512
+/** Code units of text the cache may hold (copies are UTF-16: twice this in bytes). */
+const MAX_CACHED_UNITS = 4 * 1024 * 1024
+const MAX_CACHED_TEXT = MAX_CACHED_UNITS / 16
+
+/**
+ * Counts of whole texts by content, least recently used dropped first. A system prompt or a tool
+ * schema is rebuilt per request, so a new string every time, but with the same text: it is
+ * counted once per process. Texts of a few hundred KB at most, a few MB in all.
+ */
+export class TextCounts {
+  readonly #counts = new Map<string, number>()
+  #units = 0
+
+  /** Whether `text` is worth caching; `get` and `set` assume it is. */
+  static accepts(text: string): boolean {
+    return text.length >= MIN_CACHED_TEXT && text.length <= MAX_CACHED_TEXT
+  }
+
+  get(text: string): number | undefined {
+    const counts = this.#counts
+    const n = counts.get(text)
+    if (n === undefined) return undefined
+    // Map order is insertion order: re-inserting makes it the most recently used.
+    counts.delete(text)
+    counts.set(text, n)
+    return n
+  }
+
+  set(text: string, n: number): void {
+    const counts = this.#counts
+    if (counts.has(text)) return
+    this.#units += text.length
+    counts.set(detached(text), n)
+    for (const oldest of counts.keys()) {
+      if (this.#units <= MAX_CACHED_UNITS) break
+      counts.delete(oldest)
+      this.#units -= oldest.length
+    }
+  }
+}
+
+/**
+ * A copy of `text` that owns its characters. JavaScriptCore substrings share their parent's
+ * buffer: a 10-character piece of a 10 MB tool output kept as a map key would keep all 10 MB alive.
+ * utf16le copies code units as they are, lone surrogates included.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, "utf16le").toString("utf16le")
+}
