@@ -15,10 +15,10 @@ export type ProcessResult = {
   signalCode: string | null
   /** stdout and stderr as they arrived, the first `maxOutputBytes` bytes of them. */
   output: string
-  /** The stdout part of `output`. */
-  stdout: string
-  /** The stderr part of `output`. */
-  stderr: string
+  /** The stdout part of `output`; decoded on first read (a getter: rest or spread decodes it). */
+  readonly stdout: string
+  /** The stderr part of `output`; decoded on first read, like `stdout`. */
+  readonly stderr: string
   /** Bytes the process wrote in total, kept or not. */
   outputBytes: number
   /** Bytes drained and counted but not kept. */
@@ -66,9 +66,8 @@ const KILL_GRACE_MS = 2000
 const DRAIN_GRACE_MS = 500
 
 /** Runs one process. Never throws: a failure to start is a result with exit code 126/127. */
-export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
-  const { stages: _, ...result } = await execute([options.argv], options, options.stdin)
-  return result
+export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+  return execute([options.argv], options, options.stdin)
 }
 
 /**
@@ -135,10 +134,8 @@ async function execute(
   closePipes()
 
   const cancels: Array<() => void> = []
-  const drains = procs.map((p) =>
-    drain(p.stderr as ReadableStream<Uint8Array>, cancels, (c) => capture.add("stderr", c)),
-  )
-  if (lastStdout) drains.push(drain(lastStdout, cancels, (c) => capture.add("stdout", c)))
+  const drains = procs.map((p) => drain(p.stderr as ReadableStream<Uint8Array>, "stderr", capture, cancels))
+  if (lastStdout) drains.push(drain(lastStdout, "stdout", capture, cancels))
 
   let timedOut = false
   let aborted = false
@@ -247,20 +244,31 @@ function closeQuietly(fd: number): void {
   }
 }
 
+/**
+ * Reads a pipe to its end into `capture`. Past the cap the loop only counts: the process must be
+ * able to write everything (a full pipe would stall it, a closed one would SIGPIPE it), but
+ * nothing of it is kept, copied or decoded.
+ */
 async function drain(
   stream: ReadableStream<Uint8Array>,
+  name: StreamName,
+  capture: OutputCapture,
   cancels: Array<() => void>,
-  onChunk: (chunk: Uint8Array) => void,
 ): Promise<void> {
   const reader = stream.getReader()
   cancels.push(() => {
     reader.cancel().catch(() => {})
   })
   try {
+    while (!capture.full) {
+      const { done, value } = await reader.read()
+      if (done) return
+      capture.add(name, value)
+    }
     for (;;) {
       const { done, value } = await reader.read()
       if (done) return
-      onChunk(value)
+      capture.seen += value.byteLength
     }
   } catch {
     // A cancelled or broken pipe ends the output; what was read is kept.
@@ -289,22 +297,42 @@ function toBytes(value: string | Uint8Array): Uint8Array {
   return typeof value === "string" ? new TextEncoder().encode(value) : value
 }
 
-/** Keeps the first `cap` bytes of a run's output in arrival order and counts the rest. */
+/**
+ * Keeps the first `cap` bytes of a run's output in arrival order and counts the rest. The kept
+ * bytes live in one buffer that grows in place (a resizable ArrayBuffer: no copy per growth, and
+ * only the pages written are resident) and are decoded once, into `output`.
+ */
 class OutputCapture {
-  readonly #chunks: Array<{ stream: "stdout" | "stderr"; bytes: Uint8Array }> = []
+  readonly #buffer: ArrayBuffer
   #kept = 0
-  #seen = 0
+  /** Bytes read in total, kept or not. */
+  seen = 0
+  /** Where each run of consecutive same-stream bytes ends in the buffer. */
+  readonly #runs: StreamRun[] = []
 
-  constructor(readonly cap: number) {}
+  constructor(readonly cap: number) {
+    const max = Math.max(0, cap)
+    this.#buffer = new ArrayBuffer(Math.min(max, INITIAL_CAPTURE_BYTES), { maxByteLength: max })
+  }
 
-  add(stream: "stdout" | "stderr", chunk: Uint8Array): void {
-    this.#seen += chunk.byteLength
+  get full(): boolean {
+    return this.#kept >= this.cap
+  }
+
+  add(stream: StreamName, chunk: Uint8Array): void {
+    this.seen += chunk.byteLength
     const room = this.cap - this.#kept
     if (room <= 0) return
-    // slice copies: a subarray would pin the whole chunk's buffer.
-    const bytes = chunk.byteLength <= room ? chunk : chunk.slice(0, room)
-    this.#chunks.push({ stream, bytes })
-    this.#kept += bytes.byteLength
+    const bytes = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
+    const end = this.#kept + bytes.byteLength
+    if (end > this.#buffer.byteLength) {
+      this.#buffer.resize(Math.min(this.cap, Math.max(end, this.#buffer.byteLength * 2)))
+    }
+    new Uint8Array(this.#buffer, this.#kept, bytes.byteLength).set(bytes)
+    this.#kept = end
+    const last = this.#runs.at(-1)
+    if (last?.stream === stream) last.end = end
+    else this.#runs.push({ stream, end })
   }
 
   result(fields: {
@@ -316,24 +344,72 @@ class OutputCapture {
     signalCode?: string | null
     error?: string
   }): PipelineResult {
-    const pick = (stream?: "stdout" | "stderr") =>
-      Buffer.concat(this.#chunks.filter((c) => !stream || c.stream === stream).map((c) => c.bytes)).toString(
-        "utf8",
-      )
+    const kept = new Uint8Array(this.#buffer, 0, this.#kept)
+    const output = UTF8.decode(kept)
+    const part = streamParts(output, kept, this.#runs)
     return {
       exitCode: fields.exitCode ?? null,
       signalCode: fields.signalCode ?? null,
-      output: pick(),
-      stdout: pick("stdout"),
-      stderr: pick("stderr"),
-      outputBytes: this.#seen,
-      truncatedBytes: this.#seen - this.#kept,
+      output,
+      get stdout() {
+        return part("stdout")
+      },
+      get stderr() {
+        return part("stderr")
+      },
+      outputBytes: this.seen,
+      truncatedBytes: this.seen - this.#kept,
       timedOut: fields.timedOut ?? false,
       aborted: fields.aborted ?? false,
       durationMs: Math.round(performance.now() - fields.started),
       stages: fields.stages,
       ...(fields.error ? { error: fields.error } : {}),
     }
+  }
+}
+
+type StreamName = "stdout" | "stderr"
+type StreamRun = { stream: StreamName; end: number }
+
+/** Invalid bytes become U+FFFD; a leading BOM is kept (it is output, as Buffer#toString kept it). */
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** Bytes of the first allocation; most outputs never need more. */
+const INITIAL_CAPTURE_BYTES = 64 * 1024
+
+/**
+ * `stdout` and `stderr` of a capture, decoded on first use: tools read `output` alone, and a
+ * second and third decoded copy of 10 MB is what made big outputs expensive. When one stream
+ * wrote everything (the usual case) its part is `output`, and the bytes are not held.
+ */
+function streamParts(
+  output: string,
+  kept: Uint8Array,
+  runs: readonly StreamRun[],
+): (s: StreamName) => string {
+  const only = runs.length === 0 ? "stdout" : runs.length === 1 ? runs[0]?.stream : undefined
+  return only ? (stream) => (stream === only ? output : "") : decodeOnDemand(kept, runs)
+}
+
+/** A closure of its own, so the single-stream case above does not keep the bytes reachable. */
+function decodeOnDemand(kept: Uint8Array, runs: readonly StreamRun[]): (s: StreamName) => string {
+  const parts: Partial<Record<StreamName, string>> = {}
+  return (stream) => {
+    const known = parts[stream]
+    if (known !== undefined) return known
+    const bytes = new Uint8Array(kept.byteLength)
+    let length = 0
+    let start = 0
+    for (const run of runs) {
+      if (run.stream === stream) {
+        bytes.set(kept.subarray(start, run.end), length)
+        length += run.end - start
+      }
+      start = run.end
+    }
+    const text = UTF8.decode(bytes.subarray(0, length))
+    parts[stream] = text
+    return text
   }
 }
 

@@ -43,6 +43,40 @@ describe("runProcess", () => {
     expect(r.timedOut).toBe(false)
   })
 
+  test("one stream's output is its part whole, the other's is empty", async () => {
+    const out = await runProcess({ ...base, argv: ["bash", "-c", "echo only out"] })
+    expect([out.output, out.stdout, out.stderr]).toEqual(["only out\n", "only out\n", ""])
+    const err = await runProcess({ ...base, argv: ["bash", "-c", "echo only err >&2"] })
+    expect([err.output, err.stdout, err.stderr]).toEqual(["only err\n", "", "only err\n"])
+  })
+
+  test("interleaved streams past the first buffer are kept byte for byte up to the cap", async () => {
+    // 300 KB of stdout lines with stderr lines between them: many chunks, several buffer growths,
+    // and a cap that falls inside a chunk.
+    const script = `for i in $(seq 1 3000); do printf '%099d\\n' $i; if [ $((i % 500)) = 0 ]; then echo "e$i" >&2; fi; done`
+    const full = await runProcess({ ...base, argv: ["bash", "-c", script] })
+    const lines = Array.from({ length: 3000 }, (_, i) => `${String(i + 1).padStart(99, "0")}\n`)
+    expect(full.stdout).toBe(lines.join(""))
+    expect(full.stderr).toBe("e500\ne1000\ne1500\ne2000\ne2500\ne3000\n")
+    expect(full.output.length).toBe(full.stdout.length + full.stderr.length)
+    expect(full.truncatedBytes).toBe(0)
+
+    const cut = await runProcess({ ...base, maxOutputBytes: 123_457, argv: ["bash", "-c", script] })
+    expect(cut.output.length).toBe(123_457)
+    expect(cut.stdout.length + cut.stderr.length).toBe(123_457)
+    expect(lines.join("")).toStartWith(cut.stdout)
+    expect(cut.outputBytes).toBe(full.outputBytes)
+    expect(cut.truncatedBytes).toBe(full.outputBytes - 123_457)
+  })
+
+  test("a cap inside a multi-byte character decodes the part that was kept; a BOM is output", async () => {
+    const r = await runProcess({ ...base, maxOutputBytes: 4, argv: ["printf", "abcé"] })
+    expect(r.output).toBe("abc\uFFFD")
+    expect(r.truncatedBytes).toBe(1)
+    const bom = await runProcess({ ...base, argv: ["printf", "\\357\\273\\277x"] })
+    expect(bom.output).toBe("\uFEFFx")
+  })
+
   test("feeds stdin and runs in cwd", async () => {
     const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
     const r = await runProcess({ ...base, argv: ["bash", "-c", "cat; pwd"], stdin: "hello\n", cwd: dir })
