@@ -15,7 +15,9 @@ export function redact(text: string): string {
   out = redactSecretYaml(out)
   out = redactSecretJson(out, 0)
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement as string)
-  return out.replace(TOKEN_RUN, redactToken)
+  // The run scan builds a new string even when nothing matches; a token can only match a shape if
+  // its prefix occurs somewhere, and that one test is several times cheaper on real logs.
+  return TOKEN_PREFIX.test(out) ? out.replace(TOKEN_RUN, redactToken) : out
 }
 
 type Replacer = (substring: string, ...groups: string[]) => string
@@ -91,6 +93,10 @@ const TOKEN_SHAPES: RegExp[] = [
   /^AIza[0-9A-Za-z_-]{35}$/, // Google API keys
   /^glpat-[A-Za-z0-9_-]{20,}$/, // GitLab
 ]
+
+/** Every literal TOKEN_SHAPES starts with; keep the two lists in step. */
+const TOKEN_PREFIX =
+  /eyJ|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA|sk-|xai-|gsk_|gh[pousr]_|github_pat_|xox[abprs]-|AIza|glpat-/
 
 function redactToken(run: string): string {
   for (const shape of TOKEN_SHAPES) {
