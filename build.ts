@@ -32,6 +32,9 @@ async function build(target: string | undefined, outfile: string, gitCommit: str
     target: "bun",
     format: "esm",
     bytecode: true,
+    // Each command's modules, the openai SDK and the tokenizer ranks become chunks inside the binary,
+    // loaded only when reached: `serve` and `version` no longer load the whole bundle at start.
+    splitting: true,
     // Identifiers stay: Elysia relies on function and class names at run time.
     minify: { whitespace: true, syntax: true, identifiers: false },
     define: {

@@ -3,7 +3,6 @@ import type { PromptSection } from "../agent/prompt/sections.ts"
 import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
-import { createChatModel } from "../llm/factory.ts"
 import type { ChatModel } from "../llm/types.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
 import { ToolExecutor } from "../tool/executor.ts"
@@ -157,6 +156,7 @@ export class Config {
     const where = entry ? `modelList.${key}` : "model"
     const expand = (v: string | null | undefined, k: string) =>
       v ? expandEnv(v, this.#env, `${where}.${k}`) : undefined
+    const { createChatModel } = loadModelFactory()
     const model = entry
       ? createChatModel({
           id: entry.model,
@@ -219,6 +219,15 @@ export class Config {
       context: this.context,
     })
   }
+}
+
+/**
+ * The model factory pulls in the openai SDK (~6 ms to evaluate), which `serve` needs only at the
+ * first chat: loaded on first use so the port is bound sooner. Bun's `require` of an ES module is
+ * synchronous, and the bundler keeps such a module unevaluated until the call.
+ */
+function loadModelFactory(): typeof import("../llm/factory.ts") {
+  return require("../llm/factory.ts")
 }
 
 function expandServer(

@@ -4,7 +4,7 @@ import type { RunbookCatalog } from "../runbook/catalog.ts"
 import { createRunbookToolset } from "../runbook/toolset.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { createBashToolset } from "../toolset/bash/index.ts"
-import { builtinToolsetSources } from "../toolset/builtin/index.ts"
+import { builtinToolsetDefinitions } from "../toolset/builtin/index.ts"
 import { createInternetToolset, INTERNET_TOOLSET } from "../toolset/internet/index.ts"
 import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "../toolset/loader.ts"
 import { createPrometheusToolset, PROMETHEUS_TOOLSET } from "../toolset/prometheus/index.ts"
@@ -38,7 +38,7 @@ export function assembleToolsets(input: ToolsetSources): Toolset[] {
     Object.entries(sources.config).filter(([name]) => !CODE_TOOLSETS.has(name)),
   )
   const definitions = mergeToolsetSources({
-    builtin: builtinToolsetSources().flatMap((s) => parseToolsetFile(s.text, s.fileName)),
+    builtin: builtinToolsetDefinitions(),
     config: yamlConfig,
     custom: sources.customFiles.flatMap((path) => parseToolsetFile(readToolsetFile(path), path)),
   })

@@ -36,7 +36,14 @@ export function createApp(config: Config, options: AppOptions = {}) {
     ttlSeconds: config.server.approvalTtl,
     ...(options.now ? { now: options.now } : {}),
   })
-  const readiness = new Readiness(config)
+  // Prerequisite checks spawn processes (~20 ms of synchronous spawning): start them once the
+  // caller's synchronous setup is done, so `startServer` binds the port first.
+  let readiness: Readiness | undefined
+  const ready = () => {
+    readiness ??= new Readiness(config)
+    return readiness
+  }
+  queueMicrotask(ready)
   const requests = new WeakMap<Request, RequestInfo>()
 
   const chatDeps = {
@@ -100,9 +107,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
         })
       })
       .get("/healthz", () => ({ status: "ok" }))
-      .get("/readyz", () => readyz(readiness, runs))
+      .get("/readyz", () => readyz(ready(), runs))
       .get("/api/model", () => ({ model_name: config.modelNames() }))
-      .get("/api/info", () => info(config, readiness))
+      .get("/api/info", () => info(config, ready()))
       .get(
         "/metrics",
         () =>

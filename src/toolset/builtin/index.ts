@@ -1,25 +1,24 @@
 /**
- * The default YAML toolsets, imported as text so `bun build --compile` embeds them: the binary
- * reads nothing from the build tree at run time. Add one import and one entry per file.
+ * The default YAML toolsets. `builtinToolsetSources` gives their text (embedded by
+ * `bun build --compile`, so the binary reads nothing from the build tree at run time);
+ * `builtinToolsetDefinitions` gives them parsed and validated, work done once at build time.
  */
-import docker from "../../../toolsets/docker.yaml" with { type: "text" }
-import helm from "../../../toolsets/helm.yaml" with { type: "text" }
-import kubernetesCore from "../../../toolsets/kubernetes-core.yaml" with { type: "text" }
-import kubernetesLiveMetrics from "../../../toolsets/kubernetes-live-metrics.yaml" with { type: "text" }
-import kubernetesLogs from "../../../toolsets/kubernetes-logs.yaml" with { type: "text" }
-import linuxHost from "../../../toolsets/linux-host.yaml" with { type: "text" }
+import { log } from "../../log.ts"
+import type { ToolsetDefinition } from "../schema.ts"
+import { builtinToolsetsJson } from "./parse-at-build.ts" with { type: "macro" }
 
-export type ToolsetSource = { fileName: string; text: string }
+export { builtinToolsetSources, type ToolsetSource } from "./sources.ts"
 
-const SOURCES: ToolsetSource[] = [
-  { fileName: "toolsets/kubernetes-core.yaml", text: kubernetesCore },
-  { fileName: "toolsets/kubernetes-logs.yaml", text: kubernetesLogs },
-  { fileName: "toolsets/kubernetes-live-metrics.yaml", text: kubernetesLiveMetrics },
-  { fileName: "toolsets/helm.yaml", text: helm },
-  { fileName: "toolsets/docker.yaml", text: docker },
-  { fileName: "toolsets/linux-host.yaml", text: linuxHost },
-]
-
-export function builtinToolsetSources(): ToolsetSource[] {
-  return SOURCES
+/** What `parseToolsetFile` returns for every built-in file, fresh objects on each call. */
+export function builtinToolsetDefinitions(): ToolsetDefinition[] {
+  const definitions = JSON.parse(builtinToolsetsJson()) as ToolsetDefinition[]
+  // parseToolsetFile logged this at build time; say it at run time too, once per file.
+  const ignored = Map.groupBy(
+    definitions.flatMap((d) => d.ignored.map((key) => ({ file: d.fileName, key }))),
+    (entry) => entry.file,
+  )
+  for (const [file, entries] of ignored) {
+    log.info("toolset file: HolmesGPT keys accepted but not used", { file, keys: entries.map((e) => e.key) })
+  }
+  return definitions
 }
