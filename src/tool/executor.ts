@@ -33,22 +33,44 @@ export class ToolExecutor {
   readonly options: ExecutorOptions
   #schemas: ToolSchema[] | undefined
   #byName: Record<string, Tool> | undefined
+  /** One check round: identical prerequisite commands within it run once. */
+  #round = new AbortController()
 
   constructor(toolsets: Toolset[], options: ExecutorOptions) {
     this.toolsets = toolsets
     this.options = options
   }
 
-  async ensureReady(signal: AbortSignal = new AbortController().signal): Promise<void> {
-    await Promise.all(
+  /**
+   * Checks every toolset's prerequisites once (later calls share the result). The checks run under
+   * the executor's own signal: a caller that gives up (a client disconnecting during the first
+   * request) stops waiting, but must not leave toolsets marked failed for the process's lifetime.
+   */
+  async ensureReady(signal?: AbortSignal): Promise<void> {
+    const checks = Promise.all(
       this.toolsets.map((t) =>
         t.checkPrerequisites({
           env: this.options.env,
-          signal,
+          signal: this.#round.signal,
           timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
         }),
       ),
     )
+    if (!signal) {
+      await checks
+      return
+    }
+    if (signal.aborted) throw new AbortError()
+    let onAbort: (() => void) | undefined
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new AbortError())
+      signal.addEventListener("abort", onAbort, { once: true })
+    })
+    try {
+      await Promise.race([checks, aborted])
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort)
+    }
   }
 
   /** Re-runs every prerequisite check (`dupin toolsets check`). */
@@ -56,6 +78,7 @@ export class ToolExecutor {
     for (const t of this.toolsets) t.resetCheck()
     this.#schemas = undefined
     this.#byName = undefined
+    this.#round = new AbortController()
     await this.ensureReady()
   }
 

@@ -5,6 +5,9 @@ import { firstProgram, shellArgv } from "./shell.ts"
 /** Keeps a chatty `--version` from costing memory; only the first line is ever shown. */
 const PREREQUISITE_OUTPUT_BYTES = 64 * 1024
 
+/** Checks in flight or done, per round: one round shares one AbortSignal (ToolExecutor.ensureReady). */
+const ROUNDS = new WeakMap<AbortSignal, Map<string, Promise<PrerequisiteOutcome>>>()
+
 /**
  * A YAML `prerequisites: - command: ...` entry: the toolset is enabled only if the command exits 0
  * (and prints `expected_output`, when given). Messages name the fix ("kubectl not found on PATH").
@@ -15,7 +18,17 @@ export class CommandPrerequisite implements Prerequisite {
     readonly expectedOutput?: string,
   ) {}
 
-  async check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
+  check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
+    // Several toolsets share a check (`kubectl version --client`): one run per check round.
+    const round = ROUNDS.get(context.signal) ?? new Map<string, Promise<PrerequisiteOutcome>>()
+    ROUNDS.set(context.signal, round)
+    const key = `${this.command}\u0000${this.expectedOutput ?? ""}`
+    const outcome = round.get(key) ?? this.#run(context)
+    round.set(key, outcome)
+    return outcome
+  }
+
+  async #run(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
     const program = firstProgram(this.command)
     if (program && !program.includes("/") && !Bun.which(program, { PATH: context.env.PATH ?? "" })) {
       return [false, `${program} not found on PATH`]

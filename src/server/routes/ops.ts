@@ -11,17 +11,14 @@ export class Readiness {
 
   constructor(config: Config) {
     try {
-      config
-        .toolExecutor()
-        .ensureReady()
-        .then(
-          () => {
-            this.ready = true
-          },
-          (error: unknown) => {
-            this.error = `Toolsets could not be checked: ${errorMessage(error)}`
-          },
-        )
+      // Loaded = config parsed and toolsets built (CONTRACT §5). Prerequisite checks (kubectl,
+      // docker...) are lazy by design and keep running in the background; a slow or hanging one
+      // must not hold readiness, and a failed one only disables its toolset.
+      const executor = config.toolExecutor()
+      this.ready = true
+      executor.ensureReady().catch((error: unknown) => {
+        this.error = `Toolsets could not be checked: ${errorMessage(error)}`
+      })
     } catch (error) {
       // A broken toolset file: the server still answers, but says why it is not ready.
       this.error = errorMessage(error)
