@@ -75,7 +75,6 @@ type RunState = {
 async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<StreamMessage, void> {
   const { model, executor } = options
   const { signal, maxSteps, approval, acct, window } = run
-  let tools = executor.schemas()
   const history = [...options.messages]
 
   const toMessage = (f: FinishedCall): ToolMessage => {
@@ -94,7 +93,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     const last = n === maxSteps
     // read_tool_output joins the tools once an output was truncated; then the history must fit.
     step.executor = await window.executorFor(executor, signal)
-    tools = step.executor.schemas()
+    const tools = step.executor.schemas()
     const fitted = yield* window.fit(history, tools, signal)
     if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
     // Results of earlier calls may live only in the summary now: the model may fetch them again.
@@ -111,16 +110,20 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     acct.record(completion.usage)
     // On the last step the model was told not to call tools; calls it makes anyway are dropped.
     const calls = last ? [] : completion.toolCalls
-    const assistant: AssistantMessage = { role: "assistant", content: completion.content }
+    const answer =
+      calls.length > 0
+        ? completion.content
+        : (completion.content ?? (last && completion.toolCalls.length > 0 ? stoppedText(maxSteps) : ""))
+    const assistant: AssistantMessage = { role: "assistant", content: answer }
     if (calls.length > 0) assistant.tool_calls = calls
     history.push(assistant)
-    yield { event: "token_count", data: { metadata: acct.metadata(history, tools) } }
+    // One tally per step: the history does not change again before this step's tools run.
+    const metadata = acct.metadata(history, tools)
+    yield { event: "token_count", data: { metadata } }
 
     if (calls.length === 0) {
-      const answer =
-        completion.content ?? (last && completion.toolCalls.length > 0 ? stoppedText(maxSteps) : "")
-      assistant.content = answer
-      const invalid = options.validateAnswer?.(answer)
+      const text = answer ?? ""
+      const invalid = options.validateAnswer?.(text)
       if (invalid !== undefined) {
         if (correctedFormat || last) {
           throw new ModelError(
@@ -138,10 +141,10 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
       yield {
         event: "ai_answer_end",
         data: {
-          analysis: answer,
+          analysis: text,
           conversation_history: history,
           follow_up_actions: options.followUpActions ?? null,
-          metadata: acct.metadata(history, tools),
+          metadata,
         },
       }
       return
@@ -150,11 +153,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     if (completion.content || completion.reasoning) {
       yield {
         event: "ai_message",
-        data: {
-          content: completion.content,
-          reasoning: completion.reasoning,
-          metadata: acct.metadata(history, tools),
-        },
+        data: { content: completion.content, reasoning: completion.reasoning, metadata },
       }
     }
     const outcome = yield* runToolCalls(calls, step)
