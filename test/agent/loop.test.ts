@@ -7,10 +7,10 @@ import { AbortError, ModelError } from "../../src/errors.ts"
 import type { ChatMessage, ToolMessage } from "../../src/llm/types.ts"
 import { engine } from "../support/engine.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { liveInGroup } from "../support/live-processes.ts"
 import {
   EchoTool,
   GuardedTool,
-  liveInGroup,
   SecretLeakingTool,
   SleepTool,
   ThrowingTool,

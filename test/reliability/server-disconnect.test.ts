@@ -4,7 +4,8 @@
  * server's memory is back near idle.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { liveChildren, liveInGroup, mib, sampleProc } from "../bench/support/proc.ts"
+import { mib, sampleProc } from "../bench/support/proc.ts"
+import { liveChildren, liveInGroup } from "../support/live-processes.ts"
 import { withinDeadline } from "./deadline.ts"
 import { callThenAnswer, type ServedDupin, serveDupin, streamUntil } from "./server.ts"
 

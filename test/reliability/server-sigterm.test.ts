@@ -3,10 +3,10 @@
  * grace period is over; the process exits 0 and leaves no tool process behind.
  */
 import { afterEach, expect, test } from "bun:test"
-import { liveChildren, liveInGroup } from "../bench/support/proc.ts"
 import { startServerProcess, waitForOk } from "../bench/support/processes.ts"
 import { serveArgv, writeServeConfig } from "../bench/support/server-config.ts"
 import { type FakeProvider, type RecordedRequest, startFakeProvider } from "../support/fake-provider.ts"
+import { liveChildren, liveInGroup } from "../support/live-processes.ts"
 import { withinDeadline } from "./deadline.ts"
 import { callThenAnswer } from "./server.ts"
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { ChatMessage } from "../../src/llm/types.ts"
-import { liveInGroup } from "../support/tools.ts"
+import { liveInGroup } from "../support/live-processes.ts"
 import { eventOf, type Harness, providerMessages, providerRequests, startHarness } from "./harness.ts"
 
 let h: Harness | undefined

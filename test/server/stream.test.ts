@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { Metadata } from "../../src/agent/events.ts"
 import type { ChatMessage } from "../../src/llm/types.ts"
 import type { RecordedRequest } from "../support/fake-provider.ts"
-import { liveInGroup } from "../support/tools.ts"
+import { liveInGroup } from "../support/live-processes.ts"
 import { eventOf, type Harness, parseFrames, startHarness } from "./harness.ts"
 
 let h: Harness | undefined

@@ -88,13 +88,3 @@ export class SleepTool extends Tool {
 export function toolset(name: string, tools: Tool[]): Toolset {
   return new Toolset({ name, description: `${name} tools`, tools })
 }
-
-/** Live (non-zombie) processes in a process group. */
-export function liveInGroup(pgid: number): string[] {
-  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "-g", String(pgid)])
-  return ps.stdout
-    .toString()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !/\sZ/.test(l))
-}

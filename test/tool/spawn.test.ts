@@ -3,19 +3,10 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildToolEnv, runPipeline, runProcess } from "../../src/tool/spawn.ts"
+import { liveInGroup } from "../support/live-processes.ts"
 
 const env = buildToolEnv(process.env)
 const base = { env, timeoutMs: 10_000, maxOutputBytes: 1_000_000 }
-
-/** Live (non-zombie) processes of a process group. PID 1 here may not reap zombies, so Z is ignored. */
-function liveInGroup(pgid: number): string[] {
-  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "-g", String(pgid)], { env })
-  return ps.stdout
-    .toString()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !/^\d+\s+Z/.test(l))
-}
 
 /** SIGKILL is asynchronous: a killed process may still show as running for a moment under load. */
 async function survivors(pgid: number): Promise<string[]> {

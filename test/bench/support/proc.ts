@@ -25,26 +25,6 @@ export function sampleProc(pid: number): ProcSample {
   }
 }
 
-/** Live (non-zombie) children of `pid`, as "pid stat" lines. PID 1 here does not reap, so zombies are ignored. */
-export function liveChildren(pid: number): string[] {
-  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "--ppid", String(pid)])
-  return ps.stdout
-    .toString()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !/\sZ/.test(l))
-}
-
-/** Live (non-zombie) members of a process group. */
-export function liveInGroup(pgid: number): string[] {
-  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", "-g", String(pgid)])
-  return ps.stdout
-    .toString()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !/\sZ/.test(l))
-}
-
 export function mib(kb: number): number {
   return kb / 1024
 }

@@ -1,0 +1,22 @@
+/**
+ * Process checks shared by tests and benchmarks. PID 1 in the test container does not reap
+ * orphans, so zombies (state Z) are not counted as live.
+ */
+function live(args: string[]): string[] {
+  const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=", ...args])
+  return ps.stdout
+    .toString()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/\sZ/.test(l))
+}
+
+/** Live members of a process group, as "pid stat" lines. */
+export function liveInGroup(pgid: number): string[] {
+  return live(["-g", String(pgid)])
+}
+
+/** Live children of `pid`, as "pid stat" lines. */
+export function liveChildren(pid: number): string[] {
+  return live(["--ppid", String(pid)])
+}
