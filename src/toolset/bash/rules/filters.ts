@@ -1,6 +1,7 @@
 import { hasOption, type OptionSpec, type Scan, scanOptions } from "../options.ts"
 import { allow, approve, deny, type Verdict, worst } from "../verdict.ts"
 import { awkProgramVerdict } from "./awk-program.ts"
+import { jqFilterVerdict } from "./jq-filter.ts"
 import { sedScriptProblem } from "./sed-script.ts"
 
 /**
@@ -322,9 +323,10 @@ export function classifyJq(args: readonly string[]): Verdict {
   }
   const [program, ...files] = operands
   if (program === undefined) return approve("jq without a program")
-  if (/\$ENV\b|\benv\b/.test(program)) return deny("jq $ENV/env reads the process environment")
-  if (/\b(import|include|input_filename|\$__loc__)\b/.test(program)) return approve("jq modules read files")
   if (files.some((f) => f !== "-"))
-    return approve(`jq reads ${files.join(", ")}; filters may only read the pipe`)
-  return allow("jq reading the pipe")
+    return worst(
+      approve(`jq reads ${files.join(", ")}; filters may only read the pipe`),
+      jqFilterVerdict(program),
+    )
+  return worst(allow("jq reading the pipe"), jqFilterVerdict(program))
 }
