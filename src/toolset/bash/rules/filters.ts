@@ -1,5 +1,5 @@
 import { hasOption, type OptionSpec, type Scan, scanOptions } from "../options.ts"
-import { allow, approve, deny, type Verdict, worst } from "../verdict.ts"
+import { allow, approve, type Verdict, worst } from "../verdict.ts"
 import { awkProgramVerdict } from "./awk-program.ts"
 import { jqFilterVerdict } from "./jq-filter.ts"
 import { sedScriptProblem } from "./sed-script.ts"
