@@ -14,8 +14,7 @@ type Vector = {
 }
 type VectorFile = { items: Vector[] }
 
-// CI checks ../shared out beside the repository.
-const VECTORS_URL = new URL("../../../../shared/testdata/holmesgpt-bash-vectors.json", import.meta.url)
+const VECTORS_URL = new URL("./holmesgpt-bash-vectors.json", import.meta.url)
 const vectors = ((await Bun.file(VECTORS_URL).json()) as VectorFile).items
 
 const sandbox = new Sandbox()
