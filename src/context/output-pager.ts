@@ -3,10 +3,12 @@
  * split the whole text into an array (outputs are up to the spawn cap, 10 MB by default).
  */
 
+import type { LineTest } from "./search-pattern.ts"
+
 /** A longer line is clipped in pages and matches; the model sees how much was left out. */
 export const LINE_MAX_CHARS = 2_000
-/** Lines longer than this are searched only in their first part, to bound regex work. */
-const MATCH_MAX_CHARS = 10_000
+/** Work between two returns to the event loop during a search, so /healthz answers meanwhile. */
+const SLICE_MS = 10
 
 export type Page = {
   /** 1-based number of the first line shown. */
@@ -57,81 +59,104 @@ export function readLines(text: string, start: number, maxLines: number, maxChar
   return { start, lines, total: countLines(text) }
 }
 
-export type GrepOptions = { contextLines: number; maxMatches: number; maxChars: number }
+export type SearchBounds = {
+  maxMatches: number
+  /** Characters of each line searched. */
+  window: number
+  /** Wall-clock budget of the whole search; past it the search stops and says where. */
+  budgetMs: number
+  signal?: AbortSignal
+}
+
+export type Found = {
+  /** 1-based numbers of matching lines, in order, at most maxMatches. */
+  lines: number[]
+  /** True when matches were left out past maxMatches. */
+  more: boolean
+  /** The line the search stopped at when the budget ran out. */
+  stoppedAt?: number
+}
+
+/**
+ * The matching lines of `text`. Gives the event loop back every few milliseconds and stops at the
+ * time budget or an abort: even a linear-time engine over 10 MB is a lot of work for one request.
+ */
+export async function findMatches(text: string, test: LineTest, bounds: SearchBounds): Promise<Found> {
+  const lines: number[] = []
+  const started = performance.now()
+  let sliceStart = started
+  let more = false
+  let stoppedAt: number | undefined
+  let n = 0
+  let pos = 0
+  while (pos < text.length) {
+    const nl = text.indexOf("\n", pos)
+    const end = nl === -1 ? text.length : nl
+    n++
+    if (test(text.slice(pos, Math.min(end, pos + bounds.window)))) {
+      if (lines.length >= bounds.maxMatches) {
+        more = true
+        break
+      }
+      lines.push(n)
+    }
+    pos = end + 1
+    const now = performance.now()
+    if (now - sliceStart < SLICE_MS) continue
+    if (now - started >= bounds.budgetMs) {
+      stoppedAt = n
+      break
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    bounds.signal?.throwIfAborted()
+    sliceStart = performance.now()
+  }
+  return stoppedAt === undefined ? { lines, more } : { lines, more, stoppedAt }
+}
+
+export type GrepOptions = { contextLines: number; maxChars: number }
 
 export type GrepResult = {
   /** Output blocks: `n: line` for a match, `n- line` for context, `--` between blocks (grep -n -C). */
   lines: string[]
+  /** Matches shown. */
   matches: number
-  /** True when matches were left out (by maxMatches or maxChars). */
-  more: boolean
+  /** True when matches were left out by maxChars. */
+  cut: boolean
 }
 
-export function grepText(text: string, pattern: RegExp, options: GrepOptions): GrepResult {
+/** Renders matching lines (from findMatches) with context like `grep -n -C`, within maxChars. */
+export function grepText(text: string, matched: readonly number[], options: GrepOptions): GrepResult {
   const out: string[] = []
-  const before: Array<[number, string]> = []
+  const context = options.contextLines
+  const isMatch = new Set(matched)
+  const lastWanted = (matched.at(-1) ?? 0) + context
+  // `next` walks the sorted matches: the first one whose context can still reach line n.
+  let next = 0
+  const near = (n: number): boolean => {
+    while (next < matched.length && matched[next]! + context < n) next++
+    return next < matched.length && matched[next]! - context <= n
+  }
   let chars = 0
   let matches = 0
-  let more = false
+  let cut = false
   let lastShown = 0
-  let afterLeft = 0
-  const emit = (n: number, line: string, match: boolean): boolean => {
-    if (lastShown > 0 && n > lastShown + 1) out.push("--")
-    const shown = `${n}${match ? ":" : "-"} ${clipLine(line)}`
-    if (chars + shown.length > options.maxChars && out.length > 0) return false
-    out.push(shown)
-    chars += shown.length + 1
-    lastShown = n
-    return true
-  }
   eachLine(text, 1, (line, n) => {
-    if (pattern.test(line.length > MATCH_MAX_CHARS ? line.slice(0, MATCH_MAX_CHARS) : line)) {
-      if (matches >= options.maxMatches) {
-        more = true
-        return false
-      }
-      for (const [bn, bl] of before) {
-        if (bn > lastShown && !emit(bn, bl, false)) {
-          more = true
-          return false
-        }
-      }
-      before.length = 0
-      if (!emit(n, line, true)) {
-        more = true
-        return false
-      }
-      matches++
-      afterLeft = options.contextLines
-      return true
+    if (n > lastWanted) return false
+    if (!near(n)) return true
+    const match = isMatch.has(n)
+    const block = lastShown > 0 && n > lastShown + 1 ? "--\n" : ""
+    const shown = `${n}${match ? ":" : "-"} ${clipLine(line)}`
+    if (chars + block.length + shown.length > options.maxChars && out.length > 0) {
+      cut = true
+      return false
     }
-    if (afterLeft > 0) {
-      afterLeft--
-      if (!emit(n, line, false)) {
-        more = true
-        return false
-      }
-      return true
-    }
-    if (options.contextLines > 0) {
-      before.push([n, line])
-      if (before.length > options.contextLines) before.shift()
-    }
+    if (block) out.push("--")
+    out.push(shown)
+    chars += block.length + shown.length + 1
+    lastShown = n
+    if (match) matches++
     return true
   })
-  return { lines: out, matches, more }
-}
-
-/**
- * Refuses patterns with a quantified group that itself contains a quantifier, like `(a+)+`:
- * JavaScript regexes backtrack, such a pattern can take exponential time on one line, and a
- * synchronous regex cannot be interrupted by the tool timeout.
- */
-export function unsafePattern(source: string): string | undefined {
-  if (source.length > 500) return "The pattern is longer than 500 characters."
-  if (/\([^)]*[+*}][^)]*\)\s*[+*{]/.test(source)) {
-    return "Nested quantifiers (like (a+)+) are not allowed; use a simpler pattern."
-  }
-  if (/\\[1-9]/.test(source)) return "Backreferences are not allowed."
-  return undefined
+  return { lines: out, matches, cut }
 }

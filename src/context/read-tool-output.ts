@@ -1,10 +1,11 @@
 import type { TokenCounter } from "../llm/tokens.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
-import { Tool } from "../tool/tool.ts"
+import { Tool, type ToolContext } from "../tool/tool.ts"
 import { Toolset } from "../tool/toolset.ts"
-import { grepText, readLines, unsafePattern } from "./output-pager.ts"
+import { type Found, findMatches, grepText, readLines } from "./output-pager.ts"
 import type { OutputStore } from "./output-store.ts"
+import { compileSearchPattern, MATCH_MAX_CHARS } from "./search-pattern.ts"
 
 export const READ_TOOL_OUTPUT = "read_tool_output"
 
@@ -14,6 +15,8 @@ const MAX_CONTEXT_LINES = 20
 const MAX_MATCHES = 500
 /** Tokens left for the status line and the footer the loop adds around a result. */
 const FRAME_TOKENS = 64
+/** A search stops after this long and says where: the model can narrow it or read a range. */
+const SEARCH_BUDGET_MS = 5_000
 
 /**
  * Pages through, or searches, the full output of a tool result that was truncated earlier in this
@@ -67,7 +70,10 @@ export class ReadToolOutputTool extends Tool {
     })
   }
 
-  protected async invoke(params: Record<string, unknown>): Promise<StructuredToolResult> {
+  protected async invoke(
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<StructuredToolResult> {
     const id = String(params.tool_call_id)
     const text = await this.store.get(id)
     if (text === undefined) {
@@ -76,10 +82,23 @@ export class ReadToolOutputTool extends Tool {
       )
     }
     const source = `${this.store.toolName(id) ?? "tool"} (tool_call_id ${id})`
-    const render = (maxChars: number): { text: string; status: ToolResultStatus } =>
-      typeof params.pattern === "string" && params.pattern !== ""
-        ? this.search(text, source, params, maxChars)
-        : this.page(text, source, params, maxChars)
+    let render: (maxChars: number) => { text: string; status: ToolResultStatus }
+    if (typeof params.pattern === "string" && params.pattern !== "") {
+      const pattern = params.pattern
+      const compiled = compileSearchPattern(pattern, params.ignore_case === true)
+      if (typeof compiled === "string") return StructuredToolResult.error(compiled)
+      // Searched once; only the rendering shrinks below when the page is over budget.
+      const found = await findMatches(text, compiled.test, {
+        maxMatches: Math.min(MAX_MATCHES, Math.max(1, asInt(params.max_matches, 50))),
+        window: compiled.window,
+        budgetMs: SEARCH_BUDGET_MS,
+        signal: context.signal,
+      })
+      const searched = { pattern, found, window: compiled.window }
+      render = (maxChars) => this.search(text, source, params, searched, maxChars)
+    } else {
+      render = (maxChars) => this.page(text, source, params, maxChars)
+    }
     const limit = Math.max(1, this.budget - FRAME_TOKENS)
     // Characters per token vary (hex ids, CJK): render, count, and shrink until it fits.
     let maxChars = limit * 4
@@ -124,28 +143,30 @@ export class ReadToolOutputTool extends Tool {
     text: string,
     source: string,
     params: Record<string, unknown>,
+    searched: { pattern: string; found: Found; window: number },
     maxChars: number,
   ): { text: string; status: ToolResultStatus } {
-    const pattern = String(params.pattern)
-    const refused = unsafePattern(pattern)
-    if (refused) return { text: refused, status: ToolResultStatus.ERROR }
-    let regex: RegExp
-    try {
-      regex = new RegExp(pattern, params.ignore_case === true ? "i" : "")
-    } catch (error) {
-      return { text: `Invalid pattern: ${(error as Error).message}`, status: ToolResultStatus.ERROR }
-    }
-    const result = grepText(text, regex, {
-      contextLines: Math.min(MAX_CONTEXT_LINES, Math.max(0, asInt(params.context_lines, 2))),
-      maxMatches: Math.min(MAX_MATCHES, Math.max(1, asInt(params.max_matches, 50))),
-      maxChars,
-    })
-    if (result.matches === 0)
+    const { pattern, found, window } = searched
+    const notes: string[] = []
+    if (window < MATCH_MAX_CHARS)
+      notes.push(`[The pattern is large: only the first ${window} characters of each line were searched]`)
+    if (found.stoppedAt !== undefined)
+      notes.push(
+        `[Search stopped after ${SEARCH_BUDGET_MS / 1000} s at line ${found.stoppedAt}: narrow the pattern or read a line range]`,
+      )
+    const tail = notes.length > 0 ? `\n${notes.join("\n")}` : ""
+    if (found.lines.length === 0)
       return {
-        text: `No line of the output of ${source} matches /${pattern}/.`,
+        text: `No line of the output of ${source} matches /${pattern}/.${tail}`,
         status: ToolResultStatus.NO_DATA,
       }
-    const more = result.more ? "\n[More matches left out: narrow the pattern or read a line range]" : ""
+    const result = grepText(text, found.lines, {
+      contextLines: Math.min(MAX_CONTEXT_LINES, Math.max(0, asInt(params.context_lines, 2))),
+      maxChars,
+    })
+    if (found.more || result.cut)
+      notes.unshift("[More matches left out: narrow the pattern or read a line range]")
+    const more = notes.length > 0 ? `\n${notes.join("\n")}` : ""
     return {
       text: `${result.matches} matching lines (n: match, n- context) in the output of ${source}:\n${result.lines.join("\n")}${more}`,
       status: ToolResultStatus.SUCCESS,

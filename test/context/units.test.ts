@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test"
 import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fairShareCap, shrinkToolResults } from "../../src/context/fit.ts"
-import { grepText, readLines, unsafePattern } from "../../src/context/output-pager.ts"
 import { OutputStore } from "../../src/context/output-store.ts"
 import { withoutTruncationSuffix } from "../../src/context/tool-result.ts"
 import { TRUNCATION_MARKER, truncateToBudget } from "../../src/context/truncate.ts"
@@ -93,40 +92,6 @@ describe("OutputStore", () => {
     expect(await store.get("../../etc/passwd")).toBe("data")
     expect(existsSync(join(store.spillDir!, "1.txt"))).toBe(true)
     await store.dispose()
-  })
-})
-
-describe("pager", () => {
-  const text = Array.from({ length: 100 }, (_, i) => `L${i + 1}${i === 49 ? " ERROR boom" : ""}`).join("\n")
-
-  test("reads a line range with numbers, bounded by lines and characters", () => {
-    const page = readLines(text, 48, 3, 10_000)
-    expect(page).toEqual({ start: 48, lines: ["48: L48", "49: L49", "50: L50 ERROR boom"], total: 100 })
-    expect(readLines(text, 1, 100, 14).lines).toEqual(["1: L1", "2: L2"])
-    expect(readLines(text, 500, 10, 1000).lines).toEqual([])
-  })
-
-  test("long lines are clipped and say by how much", () => {
-    const page = readLines(`short\n${"z".repeat(5000)}`, 2, 1, 100_000)
-    expect(page.lines[0]).toContain("[line clipped: 3000 more characters]")
-  })
-
-  test("grep shows matches with context like grep -n -C and stops at max matches", () => {
-    const out = grepText(text, /ERROR/, { contextLines: 1, maxMatches: 10, maxChars: 10_000 })
-    expect(out).toEqual({ lines: ["49- L49", "50: L50 ERROR boom", "51- L51"], matches: 1, more: false })
-    const many = grepText(text, /^L\d+$/, { contextLines: 0, maxMatches: 3, maxChars: 10_000 })
-    expect(many.matches).toBe(3)
-    expect(many.more).toBe(true)
-    expect(many.lines).toEqual(["1: L1", "2: L2", "3: L3"])
-  })
-
-  test("patterns that can backtrack exponentially are refused", () => {
-    expect(unsafePattern("(a+)+$")).toBeDefined()
-    expect(unsafePattern("(x*)*")).toBeDefined()
-    expect(unsafePattern("(\\w+){2,}")).toBeDefined()
-    expect(unsafePattern("(a)\\1")).toBeDefined()
-    expect(unsafePattern("ERROR|WARN")).toBeUndefined()
-    expect(unsafePattern("^line 0+1[0-9]+:")).toBeUndefined()
   })
 })
 
