@@ -16,7 +16,7 @@ import type { ApprovalDecision, ApprovalMode } from "./approval.ts"
 import type { FollowUpAction, StreamMessage } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
 import { toolMessageContent } from "./tool-message.ts"
-import { type FinishedCall, runToolCalls, type StepContext } from "./tool-step.ts"
+import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
 
 export const DEFAULT_MAX_STEPS = 100
 
@@ -82,7 +82,14 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     const content = toolMessageContent(f.result)
     return window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
   }
-  const step: StepContext = { executor, approval, signal, seen: new Set(), toMessage }
+  const step: StepContext = {
+    executor,
+    approval,
+    signal,
+    seen: new Set(),
+    toMessage,
+    ...stepBounds(executor),
+  }
 
   if (options.decisions) yield* applyDecisions(history, options.decisions, step)
   if (options.followUp) history.push(options.followUp)

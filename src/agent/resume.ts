@@ -3,7 +3,7 @@ import type { AssistantMessage, ChatMessage, ToolMessage } from "../llm/types.ts
 import { StructuredToolResult } from "../tool/result.ts"
 import { type ApprovalDecision, deniedText } from "./approval.ts"
 import type { StreamMessage } from "./events.ts"
-import { callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
+import { boundedRunner, callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
 
 /** The assistant message whose calls wait for decisions, and its index in the history. */
 export function findPendingTurn(
@@ -45,6 +45,7 @@ export async function* applyDecisions(
     throw new RequestError(`Every pending tool call needs a decision; missing: ${undecided.join(", ")}.`)
   }
 
+  const run = boundedRunner(step)
   const tasks = pending.map(async (call): Promise<FinishedCall> => {
     const prepared = step.executor.prepare(call)
     const description = step.executor.describe(prepared)
@@ -57,10 +58,10 @@ export async function* applyDecisions(
       }
     }
     if (prepared.tool) step.seen.add(callKey(prepared.tool.name, prepared.params))
-    return { prepared, description, result: await step.executor.run(prepared, step.signal, true) }
+    return { prepared, description, result: await run(prepared, true) }
   })
   const finished = await Promise.all(tasks)
-  for (const f of finished) yield resultEvent(f)
+  for (const f of finished) yield resultEvent(f, step)
 
   // Rebuild the tool block after the assistant message in the model's order.
   const existing = new Map<string, ToolMessage>()

@@ -1,8 +1,11 @@
 import type { ToolCall, ToolMessage } from "../llm/types.ts"
 import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
+import { engineLimits } from "../tool/tool.ts"
 import { type ApprovalMode, approvalOffText, deniedText, normalizeDecision } from "./approval.ts"
 import type { PendingApproval, StreamMessage } from "./events.ts"
+import { limiter } from "./limiter.ts"
+import { echoResult, OutputBudget } from "./output-budget.ts"
 
 export type FinishedCall = { prepared: PreparedCall; description: string; result: StructuredToolResult }
 
@@ -15,6 +18,30 @@ export type StepContext = {
   seen: Set<string>
   /** Builds the `tool` message (truncation, accounting) for a finished call. */
   toMessage: (finished: FinishedCall) => ToolMessage
+  /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
+  output: OutputBudget
+}
+
+/** The per-request parts of a StepContext, from the executor's limits. */
+export function stepBounds(executor: ToolExecutor): { output: OutputBudget } {
+  return { output: new OutputBudget(engineLimits(executor.options.limits).requestOutputMaxBytes) }
+}
+
+/**
+ * Runs prepared calls through the executor, at most `limits.maxParallelCalls` at once, each read
+ * capped by what the request's output budget has left and counted against it when it finishes.
+ */
+export function boundedRunner(
+  ctx: StepContext,
+): (p: PreparedCall, approved: boolean) => Promise<StructuredToolResult> {
+  const limits = engineLimits(ctx.executor.options.limits)
+  const slot = limiter(Math.max(1, limits.maxParallelCalls))
+  return (p, approved) =>
+    slot(async () => {
+      const cap = ctx.output.readCap(limits.outputMaxBytes)
+      const result = await ctx.executor.run(p, ctx.signal, approved, cap)
+      return ctx.output.keep(result, cap < limits.outputMaxBytes ? cap : undefined)
+    })
 }
 
 export type StepOutcome = {
@@ -53,6 +80,7 @@ export async function* runToolCalls(
   const finishedById = new Map<string, FinishedCall>()
   const pending: PendingApproval[] = []
   const running = new Map<string, Promise<{ id: string; outcome: FinishedCall | { error: unknown } }>>()
+  const run = boundedRunner(ctx)
 
   for (const p of prepared) {
     const description = ctx.executor.describe(p)
@@ -65,7 +93,7 @@ export async function* runToolCalls(
       })
       continue
     }
-    const task = execute(p, description, ctx).then(
+    const task = execute(p, description, ctx, run).then(
       (outcome) => ({ id: p.call.id, outcome }),
       (error: unknown) => ({ id: p.call.id, outcome: { error } }),
     )
@@ -82,7 +110,7 @@ export async function* runToolCalls(
       continue
     }
     finishedById.set(id, outcome)
-    if (!failure) yield resultEvent(outcome)
+    if (!failure) yield resultEvent(outcome, ctx)
   }
   if (failure) throw failure
 
@@ -117,9 +145,14 @@ function refuseRepeats(p: PreparedCall, seen: Set<string>): PreparedCall {
   return p
 }
 
-async function execute(p: PreparedCall, description: string, ctx: StepContext): Promise<FinishedCall> {
+async function execute(
+  p: PreparedCall,
+  description: string,
+  ctx: StepContext,
+  run: ReturnType<typeof boundedRunner>,
+): Promise<FinishedCall> {
   if (!p.approvalReason || p.error) {
-    return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal) }
+    return { prepared: p, description, result: await run(p, false) }
   }
   if (ctx.approval.kind !== "callback") {
     return {
@@ -143,10 +176,11 @@ async function execute(p: PreparedCall, description: string, ctx: StepContext): 
       result: StructuredToolResult.error(deniedText(decision.feedback), p.params),
     }
   }
-  return { prepared: p, description, result: await ctx.executor.run(p, ctx.signal, true) }
+  return { prepared: p, description, result: await run(p, true) }
 }
 
-export function resultEvent(f: FinishedCall): StreamMessage {
+/** The `tool_calling_result` event of a finished call, its output cut for the client. */
+export function resultEvent(f: FinishedCall, ctx: StepContext): StreamMessage {
   return {
     event: "tool_calling_result",
     data: {
@@ -154,7 +188,7 @@ export function resultEvent(f: FinishedCall): StreamMessage {
       role: "tool",
       description: f.description,
       name: f.prepared.call.function.name,
-      result: f.result.toJSON(),
+      result: echoResult(f.result, engineLimits(ctx.executor.options.limits).echoMaxBytes),
     },
   }
 }

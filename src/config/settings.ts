@@ -42,6 +42,9 @@ type RawLimits = {
   tool_timeout_default?: number | undefined
   tool_timeout_max?: number | undefined
   tool_output_max_bytes?: number | undefined
+  max_parallel_tool_calls?: number | undefined
+  request_tool_output_max_bytes?: number | undefined
+  tool_result_echo_max_bytes?: number | undefined
   max_images?: number | undefined
   max_image_bytes?: number | undefined
 }
@@ -51,6 +54,9 @@ export function toolLimits(raw: RawLimits = {}): ToolLimits {
     timeoutDefault: raw.tool_timeout_default ?? DEFAULT_TOOL_LIMITS.timeoutDefault,
     timeoutMax: raw.tool_timeout_max ?? DEFAULT_TOOL_LIMITS.timeoutMax,
     outputMaxBytes: raw.tool_output_max_bytes ?? DEFAULT_TOOL_LIMITS.outputMaxBytes,
+    maxParallelCalls: raw.max_parallel_tool_calls ?? DEFAULT_TOOL_LIMITS.maxParallelCalls,
+    requestOutputMaxBytes: raw.request_tool_output_max_bytes ?? DEFAULT_TOOL_LIMITS.requestOutputMaxBytes,
+    echoMaxBytes: raw.tool_result_echo_max_bytes ?? DEFAULT_TOOL_LIMITS.echoMaxBytes,
   }
   if (limits.timeoutDefault > limits.timeoutMax) {
     throw new ConfigError(

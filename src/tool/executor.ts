@@ -143,15 +143,27 @@ export class ToolExecutor {
     return { call, tool, params: checked.params, ...(approvalReason ? { approvalReason } : {}) }
   }
 
-  /** Runs a prepared call. Tool failures become results; only an abort rejects. */
-  async run(prepared: PreparedCall, signal: AbortSignal, approved = false): Promise<StructuredToolResult> {
+  /**
+   * Runs a prepared call. Tool failures become results; only an abort rejects. `outputMaxBytes`
+   * lowers the read cap (what the request has left of its output budget).
+   */
+  async run(
+    prepared: PreparedCall,
+    signal: AbortSignal,
+    approved = false,
+    outputMaxBytes?: number,
+  ): Promise<StructuredToolResult> {
     if (prepared.error || !prepared.tool) {
       return StructuredToolResult.error(prepared.error ?? "Unknown tool.", prepared.params)
     }
+    const limits = this.options.limits
     const context: ToolContext = {
       signal,
       toolCallId: prepared.call.id,
-      limits: this.options.limits,
+      limits:
+        outputMaxBytes === undefined || outputMaxBytes >= limits.outputMaxBytes
+          ? limits
+          : { ...limits, outputMaxBytes },
       env: this.options.env,
       approved,
     }

@@ -13,12 +13,28 @@ export type ToolLimits = {
   timeoutMax: number
   /** Bytes of output kept per tool run; the rest is drained and counted. */
   outputMaxBytes: number
+  // The three below are optional so limits built before they existed still type-check; the
+  // engine falls back to DEFAULT_TOOL_LIMITS for a missing one (engineLimits).
+  /** Tool calls of one step that run at once; the rest queue. */
+  maxParallelCalls?: number
+  /** Bytes of tool output one request keeps, all calls together; past it outputs are cut. */
+  requestOutputMaxBytes?: number
+  /** Bytes of each result's `data` and `error` echoed to API clients (events, `tool_calls`). */
+  echoMaxBytes?: number
 }
 
-export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+export const DEFAULT_TOOL_LIMITS: Required<ToolLimits> = {
   timeoutDefault: 60,
   timeoutMax: 600,
   outputMaxBytes: 10_000_000,
+  maxParallelCalls: 8,
+  requestOutputMaxBytes: 50_000_000,
+  echoMaxBytes: 64_000,
+}
+
+/** `limits` with every optional bound filled in from the defaults. */
+export function engineLimits(limits: ToolLimits): Required<ToolLimits> {
+  return { ...DEFAULT_TOOL_LIMITS, ...limits } as Required<ToolLimits>
 }
 
 /** What a tool run may use. Everything comes from the caller: tools never read process.env. */
