@@ -96,8 +96,8 @@ test("fan-out: the stream's tool_calling_result events carry the cut echo too", 
   h.fake.script({ toolCalls: [{ id: "c1", name: "loud", arguments: { n: "1" } }] }, { content: "done" })
   const { frames } = await h.stream({ ask: "go" })
   const frame = frames.find((f) => f.event === "tool_calling_result")
-  expect(frame).toBeDefined()
-  const data = (frame?.data as { result: { data: string } }).result.data
+  if (!frame) throw new Error("no tool_calling_result event")
+  const data = (frame.data as { result: { data: string } }).result.data
   expect(data).toContain(`[dupin: output shown up to 2048 of ${OUTPUT + 2} bytes]`)
-  expect(frame?.raw.length).toBeLessThan(4096)
+  expect(frame.raw.length).toBeLessThan(4096)
 })
