@@ -15,9 +15,19 @@ export type AddressKind =
   | "reserved"
   | "invalid"
 
-/** Cloud metadata endpoints: AWS/GCP/Azure/OpenStack, AWS over IPv6, Alibaba. */
-const METADATA_V4 = new Set([ipv4("169.254.169.254"), ipv4("169.254.170.2"), ipv4("100.100.100.200")])
-const METADATA_V6 = "fd00:ec2:0:0:0:0:0:254"
+/**
+ * Cloud metadata endpoints: 169.254.169.254 (AWS, GCP, Azure, Oracle, OpenStack, DigitalOcean…),
+ * 169.254.170.2 (AWS ECS task credentials), 100.100.100.200 (Alibaba), 168.63.129.16 (Azure
+ * wireserver: a public-looking address that hands out VM extension settings and certificates).
+ */
+const METADATA_V4 = new Set([
+  ipv4("169.254.169.254"),
+  ipv4("169.254.170.2"),
+  ipv4("100.100.100.200"),
+  ipv4("168.63.129.16"),
+])
+/** GCP's IPv6 metadata server; AWS keeps IMDS, DNS and NTP in fd00:ec2::/32 (see classifyV6). */
+const METADATA_V6 = new Set(["fd20:ce:0:0:0:0:0:254"])
 
 /** [network, prefix length, kind], first match wins. */
 const V4_RANGES: Array<[number, number, AddressKind]> = [
@@ -30,12 +40,19 @@ const V4_RANGES: Array<[number, number, AddressKind]> = [
   [ipv4("100.64.0.0"), 10, "private"],
   [ipv4("198.18.0.0"), 15, "private"],
   [ipv4("192.0.0.0"), 24, "reserved"],
+  // Documentation (TEST-NET-1..3) and the retired 6to4 relay anycast: never a real destination.
+  [ipv4("192.0.2.0"), 24, "reserved"],
+  [ipv4("198.51.100.0"), 24, "reserved"],
+  [ipv4("203.0.113.0"), 24, "reserved"],
+  [ipv4("192.88.99.0"), 24, "reserved"],
   [ipv4("224.0.0.0"), 4, "multicast"],
   [ipv4("240.0.0.0"), 4, "reserved"],
 ]
 
 export function classifyAddress(address: string): AddressKind {
-  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "")
+  const unbracketed = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
+  const zone = unbracketed.indexOf("%")
+  const bare = zone === -1 ? unbracketed : unbracketed.slice(0, zone)
   if (!bare.includes(":")) {
     const v4 = parseIpv4(bare)
     return v4 === undefined ? "invalid" : classifyV4(v4)
@@ -54,15 +71,27 @@ function classifyV4(ip: number): AddressKind {
 }
 
 function classifyV6(g: number[]): AddressKind {
-  const [g0 = 0, g1 = 0, , , , g5 = 0, g6 = 0, g7 = 0] = g
+  const [g0 = 0, g1 = 0, , , g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g
   const embedded = ((g6 << 16) | g7) >>> 0
   if (g.every((x) => x === 0)) return "unspecified"
   if (g.slice(0, 7).every((x) => x === 0) && g7 === 1) return "loopback"
-  if (g.map((x) => x.toString(16)).join(":") === METADATA_V6) return "metadata"
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach
-  // the embedded IPv4 address, so they are as dangerous as it is.
-  if (g.slice(0, 5).every((x) => x === 0) && (g5 === 0xffff || g5 === 0)) return classifyV4(embedded)
-  if (g0 === 0x64 && g1 === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(embedded)
+  if (METADATA_V6.has(g.map((x) => x.toString(16)).join(":"))) return "metadata"
+  if (g0 === 0xfd00 && g1 === 0x0ec2) return "metadata"
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), IPv4-translated
+  // (::ffff:0:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the embedded IPv4 address, so they are
+  // as dangerous as it is.
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0)
+  if (zeroTo(5) && (g5 === 0xffff || g5 === 0)) return classifyV4(embedded)
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return classifyV4(embedded)
+  if (g0 === 0x64 && g1 === 0xff9b) {
+    if (g.slice(2, 6).every((x) => x === 0)) return classifyV4(embedded)
+    // 64:ff9b:1::/48 (local-use NAT64) places the IPv4 address where the operator chose, and the
+    // rest of 64:ff9b::/32 is unassigned: no way to tell what it reaches, so it is refused.
+    return "reserved"
+  }
+  // Teredo (2001::/32) tunnels to an obfuscated client IPv4 through a server IPv4 that may both be
+  // private; no public service lives there today, so it is refused rather than decoded.
+  if (g0 === 0x2001 && g1 === 0) return "reserved"
   // 6to4 (2002:AABB:CCDD::/16) tunnels to the IPv4 address in groups 1-2.
   if (g0 === 0x2002) {
     const kind = classifyV4(((g1 << 16) | (g[2] ?? 0)) >>> 0)
@@ -73,6 +102,8 @@ function classifyV6(g: number[]): AddressKind {
   if ((g0 & 0xfe00) === 0xfc00) return "private"
   if ((g0 & 0xff00) === 0xff00) return "multicast"
   if (g0 === 0x2001 && g1 === 0x0db8) return "reserved"
+  // Discard-only prefix 100::/64.
+  if (g0 === 0x100 && g.slice(1, 4).every((x) => x === 0)) return "reserved"
   return "public"
 }
 

@@ -93,7 +93,10 @@ class FetchWebpageTool extends Tool {
     }
     const isHtml =
       page.contentType === "text/html" || page.contentType === "application/xhtml+xml" || isHtmlSniff(page)
-    let text = isHtml ? htmlToText(page.body, page.url) : page.body.trim()
+    // Conversion runs under the same signal as the download, so the tool timeout covers it too.
+    let text = isHtml
+      ? await htmlToText(page.body, { baseUrl: page.url, signal: context.signal })
+      : page.body.trim()
     const notes: string[] = []
     if (page.redirects > 0) notes.push(`(redirected to ${redactUrl(new URL(page.url))})`)
     if (page.cut) notes.push(`(only the first ${page.body.length} characters of the page were downloaded)`)

@@ -20,7 +20,18 @@ export type SsrfPolicy = {
    * unspecified and multicast addresses are never allowed.
    */
   allowedHosts: readonly string[]
+  /**
+   * When set, the only hosts that may be reached at all (`kubernetes.io`, `*.example.com` for any
+   * name under example.com, or an IP literal); the checks above still apply to them. This limits
+   * where a prompt-injected model can send data, which the address checks do not.
+   */
+  egressAllowlist?: readonly string[]
 }
+
+/** Where operators set the allowlist; named in refusals so the model can tell the user. */
+export const EGRESS_ALLOWLIST_KEY = "toolsets.internet.config.egress_allowlist"
+/** The longest DNS name (RFC 1035); anything longer is not a host. */
+const MAX_HOST_CHARS = 253
 
 export type ResolvedAddress = { address: string; family: number }
 export type Resolver = (hostname: string, signal: AbortSignal) => Promise<ResolvedAddress[]>
@@ -51,6 +62,8 @@ const METADATA_NAMES = new Set([
   "instance-data",
   "instance-data.ec2.internal",
   "metadata.azure.com",
+  "metadata.tencentyun.com",
+  "metadata.platformequinix.com",
 ])
 
 const ALWAYS_REFUSED: Partial<Record<AddressKind, string>> = {
@@ -78,11 +91,36 @@ export async function guardUrl(
   resolve: Resolver = systemResolver,
 ): Promise<GuardedTarget> {
   const url = parseUrl(raw)
-  const hostname = normaliseHost(url.hostname)
   const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80
-  if (!hostname) throw new SsrfError(`Refused ${redactUrl(url)}: the URL has no host.`)
+  return { url, ...(await guardHost(url.hostname, port, policy, signal, resolve, redactUrl(url))) }
+}
+
+export type GuardedHost = Omit<GuardedTarget, "url">
+
+/**
+ * Checks one host and port (a URL's, or a TCP probe's) and returns the address to connect to.
+ * `target` names it in messages. Throws SsrfError.
+ */
+export async function guardHost(
+  host: string,
+  port: number,
+  policy: SsrfPolicy,
+  signal: AbortSignal,
+  resolve: Resolver = systemResolver,
+  target = hostPort(normaliseHost(host), port),
+): Promise<GuardedHost> {
+  // The target is the model's text: a 1 MB URL is not echoed back whole.
+  const label = target.length > 300 ? `${target.slice(0, 300)}…` : target
+  const hostname = normaliseHost(host)
+  if (!hostname) throw new SsrfError(`Refused ${label}: the URL has no host.`)
+  if (hostname.length > MAX_HOST_CHARS) throw new SsrfError(`Refused ${label}: the host name is too long.`)
   if (METADATA_NAMES.has(hostname)) {
-    throw new SsrfError(`Refused ${redactUrl(url)}: ${hostname} is a cloud metadata service.`)
+    throw new SsrfError(`Refused ${label}: ${hostname} is a cloud metadata service.`)
+  }
+  if (policy.egressAllowlist && !inAllowlist(policy.egressAllowlist, hostname)) {
+    throw new SsrfError(
+      `Refused ${label}: ${hostname} is not in ${EGRESS_ALLOWLIST_KEY}, the operator's list of hosts dupin may reach.`,
+    )
   }
 
   const literal = isIpLiteral(hostname)
@@ -105,18 +143,27 @@ export async function guardUrl(
     const kind = classifyAddress(address)
     const why = ALWAYS_REFUSED[kind]
     const resolved = literal ? "" : ` resolves to ${address},`
-    if (why) throw new SsrfError(`Refused ${redactUrl(url)}: ${hostname}${resolved} ${why}.`)
+    if (why) throw new SsrfError(`Refused ${label}: ${hostname}${resolved} ${why}.`)
     if (kind === "loopback" && !allowsExact(policy, hostname, port)) {
-      throw new SsrfError(`Refused ${redactUrl(url)}: ${hostname}${resolved} a loopback address.`)
+      throw new SsrfError(`Refused ${label}: ${hostname}${resolved} a loopback address.`)
     }
     if (kind === "private" && !policy.allowPrivate && !allowsHost(policy, hostname, port)) {
       throw new SsrfError(
-        `Refused ${redactUrl(url)}: ${hostname}${resolved} a private address. The operator can allow it with allow_private or allowed_hosts.`,
+        `Refused ${label}: ${hostname}${resolved} a private address. The operator can allow it with allow_private or allowed_hosts.`,
       )
     }
   }
   const first = addresses[0]!
-  return { url, hostname, port, address: stripBrackets(first.address), family: first.family === 6 ? 6 : 4 }
+  return { hostname, port, address: stripBrackets(first.address), family: first.family === 6 ? 6 : 4 }
+}
+
+/** `*.example.com` matches names under example.com (not example.com itself); others match exactly. */
+function inAllowlist(entries: readonly string[], hostname: string): boolean {
+  return entries.some((entry) => {
+    const pattern = normaliseHost(entry.trim())
+    if (pattern.startsWith("*.")) return hostname.endsWith(pattern.slice(1))
+    return pattern === hostname
+  })
 }
 
 function parseUrl(raw: string | URL): URL {
@@ -134,7 +181,11 @@ function parseUrl(raw: string | URL): URL {
 
 /** The form compared against `allowed_hosts` and metadata names: `a.b.` and `A.B` are `a.b`. */
 export function normaliseHost(host: string): string {
-  return stripBrackets(host.toLowerCase()).replace(/\.+$/, "")
+  const bare = stripBrackets(host.toLowerCase())
+  // A loop, not /\.+$/: that regex rescans every run of dots and is quadratic on `a.....b`.
+  let end = bare.length
+  while (end > 0 && bare[end - 1] === ".") end--
+  return bare.slice(0, end)
 }
 
 function stripBrackets(host: string): string {
