@@ -8,6 +8,9 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Subprocess } from "bun"
+import { currentContainment } from "./containment/index.ts"
+import { openSandbox, type SandboxRun } from "./containment/sandbox.ts"
+import { exitOf } from "./containment/signals.ts"
 import { OutputCapture, type StreamName } from "./output-capture.ts"
 
 export type ProcessResult = {
@@ -89,6 +92,41 @@ async function execute(
   const started = performance.now()
   const capture = new OutputCapture(options.maxOutputBytes)
   const exits: StageExit[] = stages.map((argv) => ({ argv, exitCode: null, signalCode: null }))
+  const refuse = (message: string) => {
+    capture.add("stderr", new TextEncoder().encode(`${message}\n`))
+    return capture.result({ stages: exits, started, error: message, exitCode: 126 })
+  }
+  const containment = currentContainment()
+  if (containment.refusal) return refuse(containment.refusal)
+  if (stages.length > containment.slots.size) {
+    return refuse(
+      `a pipeline of ${stages.length} processes exceeds the ${containment.slots.size} tool processes dupin runs at once`,
+    )
+  }
+  const release = await containment.slots.acquire(stages.length, options.signal)
+  if (!release) return capture.result({ stages: exits, started, aborted: true })
+  let sandbox: SandboxRun | undefined
+  try {
+    sandbox = openSandbox(containment, { env: options.env, cwd: options.cwd })
+    return await executeIn(sandbox, stages, options, stdin, { started, capture, exits })
+  } catch (error) {
+    return refuse(
+      `cannot prepare the tool sandbox: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  } finally {
+    sandbox?.cleanup()
+    release()
+  }
+}
+
+async function executeIn(
+  sandbox: SandboxRun,
+  stages: string[][],
+  options: CommonOptions,
+  stdin: string | Uint8Array | undefined,
+  run: { started: number; capture: OutputCapture; exits: StageExit[] },
+): Promise<PipelineResult> {
+  const { started, capture, exits } = run
   if (options.signal?.aborted) return capture.result({ stages: exits, started, aborted: true })
 
   // Stage N writes straight into a kernel pipe that stage N+1 reads: exact shell semantics
@@ -112,8 +150,8 @@ async function execute(
     const input = i === 0 ? (stdin === undefined ? "ignore" : toBytes(stdin)) : pipes[i - 1]!.read
     const isLast = i === stages.length - 1
     try {
-      const proc = Bun.spawn(argv, {
-        env: options.env,
+      const proc = Bun.spawn(sandbox.wrap(argv), {
+        env: sandbox.env,
         cwd: options.cwd,
         stdin: input,
         stdout: isLast ? "pipe" : pipes[i]!.write,
@@ -161,11 +199,7 @@ async function execute(
     await Promise.all(
       procs.map(async (p, i) => {
         await p.exited
-        exits[i] = {
-          argv: stages[i]!,
-          exitCode: p.exitCode,
-          signalCode: p.signalCode === null ? null : String(p.signalCode),
-        }
+        exits[i] = { argv: stages[i]!, ...exitOf(p, sandbox.reportsSignalsAsExitCodes) }
         // Background children (`sleep 1000 &`) must not outlive their leader.
         killGroup(p.pid, "SIGKILL")
       }),

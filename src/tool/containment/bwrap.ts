@@ -1,0 +1,63 @@
+/**
+ * The bubblewrap command line for one tool process. Everything here is a path dupin chose (its
+ * temp dir, its config and env files, the tool env's KUBECONFIG); the model's argv only follows
+ * the final `--`.
+ */
+export type Masks = {
+  /** Directories replaced by an empty read-only tmpfs (/etc/dupin). */
+  dirs: string[]
+  /** Files replaced by /dev/null (the config file, env files). */
+  files: string[]
+}
+
+export type BwrapPlan = {
+  masks: Masks
+  /** Files under a masked directory the tool still needs, read-only (KUBECONFIG in /etc/dupin). */
+  reexpose: string[]
+  /** The run's private temp dir: the only writable host path. */
+  tempDir: string
+  /** Extra writable paths an embedding application opted into. */
+  writable: string[]
+  cwd: string | undefined
+  /** Running as root: bwrap keeps its capabilities for root unless told to drop them. */
+  root: boolean
+}
+
+/** Namespace and lifetime flags shared by the startup probe and every run. */
+export function bwrapBaseArgs(root: boolean): string[] {
+  return [
+    // Network is shared on purpose: kubectl, helm and curl must reach the cluster and the web.
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    // A nested user namespace would give the tool capabilities over its own mounts again.
+    "--disable-userns",
+    "--die-with-parent",
+    // No controlling terminal to push input into (TIOCSTI).
+    "--new-session",
+    ...(root ? ["--cap-drop", "ALL"] : []),
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    // A fresh /proc of the new pid namespace: dupin's /proc/<pid>/environ and mem do not exist here.
+    "--proc",
+    "/proc",
+  ]
+}
+
+export function bwrapArgs(bwrap: string, plan: BwrapPlan): string[] {
+  const args = [bwrap, ...bwrapBaseArgs(plan.root)]
+  // /dev/shm is in bwrap's own /dev tmpfs: bound it so it cannot eat the host's memory.
+  args.push("--size", String(64 * 1024 * 1024), "--tmpfs", "/dev/shm")
+  for (const dir of plan.masks.dirs) args.push("--tmpfs", dir)
+  for (const file of plan.reexpose) args.push("--ro-bind", file, file)
+  for (const dir of plan.masks.dirs) args.push("--remount-ro", dir)
+  for (const file of plan.masks.files) args.push("--ro-bind", "/dev/null", file)
+  args.push("--bind", plan.tempDir, plan.tempDir)
+  for (const path of plan.writable) args.push("--bind", path, path)
+  if (plan.cwd) args.push("--chdir", plan.cwd)
+  args.push("--")
+  return args
+}

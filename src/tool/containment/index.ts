@@ -1,0 +1,165 @@
+/**
+ * Process-global containment of tool processes, configured once at startup (the CLI does it
+ * after loading the config) and read by `spawn.ts` for every process. Until configured, tools
+ * run uncontained with a warning in `containmentInfo()`: library embedders and tests choose.
+ */
+import { existsSync, realpathSync, statSync } from "node:fs"
+import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
+import { makeNonDumpable } from "./non-dumpable.ts"
+import { ProcessSlots } from "./process-slots.ts"
+import { DEFAULT_TOOL_RLIMITS } from "./rlimits.ts"
+import type { ContainmentInfo, ContainmentMode, ToolRlimits } from "./types.ts"
+
+export { DEFAULT_TOOL_RLIMITS } from "./rlimits.ts"
+export type {
+  ContainmentInfo,
+  ContainmentLevel,
+  ContainmentMechanism,
+  ContainmentMode,
+  ToolRlimits,
+} from "./types.ts"
+
+export const DEFAULT_MAX_CONCURRENT_PROCESSES = 32
+/** Where the bastion guide keeps config, env file and kubeconfig; hidden from every tool. */
+export const DUPIN_ETC = "/etc/dupin"
+
+export type ContainmentOptions = {
+  mode?: ContainmentMode
+  maxConcurrentProcesses?: number
+  /** dupin's config file and env files: replaced by /dev/null inside the sandbox. */
+  secretPaths?: string[]
+  /** Paths a tool may write besides its temp dir (an embedding application's choice; none by default). */
+  writablePaths?: string[]
+  limits?: Partial<ToolRlimits>
+  /** Host programs to use instead of the ones found on the system PATH; null: not available (tests). */
+  programs?: Partial<Omit<Programs, "true" | "sh">>
+}
+
+/** What spawn needs for each run; `info` is what operators see. */
+export type ContainmentState = {
+  info: ContainmentInfo
+  programs: Programs
+  secretFiles: string[]
+  secretDirs: string[]
+  writable: string[]
+  root: boolean
+  /** Set in `required` mode when the host cannot contain tools: every spawn fails with it. */
+  refusal: string | null
+  slots: ProcessSlots
+}
+
+const FIX_NAMESPACES =
+  "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow unprivileged user namespaces " +
+  "(sysctl kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0; in a systemd " +
+  "unit RestrictNamespaces=user mnt pid ipc and SystemCallFilter=@system-service @mount, as deploy/dupin.service has)"
+
+let state: ContainmentState = uncontained(
+  "off",
+  ["containment is not configured: tool processes run uncontained (call configureContainment at startup)"],
+  DEFAULT_MAX_CONCURRENT_PROCESSES,
+)
+
+/** Detects what the host allows, applies what dupin itself can (non-dumpable) and stores the result. */
+export function configureContainment(options: ContainmentOptions = {}): ContainmentInfo {
+  const mode = options.mode ?? "auto"
+  const max = options.maxConcurrentProcesses ?? DEFAULT_MAX_CONCURRENT_PROCESSES
+  if (mode === "off") {
+    state = uncontained(mode, ["security.containment is off: tool processes run uncontained"], max)
+    return state.info
+  }
+  const root = process.getuid?.() === 0
+  const found = detect(findPrograms(options.programs), root)
+  const limits = { ...DEFAULT_TOOL_RLIMITS, ...options.limits }
+  const nonDumpable = makeNonDumpable()
+  const info: ContainmentInfo = {
+    mode,
+    level: found.mechanism ? "namespaces" : found.programs.prlimit ? "rlimits" : "none",
+    mechanism: found.mechanism,
+    nonDumpable,
+    filesystem: found.mechanism === "bwrap" ? "read-only, masked" : "shared",
+    limits: found.programs.prlimit ? limits : null,
+    maxConcurrentProcesses: max,
+    warnings: warnings(found, nonDumpable, root),
+  }
+  const full = found.mechanism === "bwrap" && found.programs.prlimit !== null
+  const secrets = [...(options.secretPaths ?? [])].filter(existsSync).map((p) => realpathSync(p))
+  state = {
+    info,
+    programs: found.programs,
+    secretFiles: secrets.filter((p) => !statSync(p).isDirectory()),
+    secretDirs: [...secrets.filter((p) => statSync(p).isDirectory()), ...existingDir(DUPIN_ETC)],
+    writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
+    root,
+    refusal:
+      mode === "required" && !full
+        ? `security.containment is required, but this host cannot contain tool processes (${info.warnings.join("; ")}). Fix: ${FIX_NAMESPACES}; or set security.containment: auto to run them with less containment.`
+        : null,
+    slots: new ProcessSlots(max),
+  }
+  return info
+}
+
+export function containmentInfo(): ContainmentInfo {
+  return state.info
+}
+
+/** The state spawn uses; internal to src/tool. */
+export function currentContainment(): ContainmentState {
+  return state
+}
+
+function warnings(found: Detected, nonDumpable: boolean, root: boolean): string[] {
+  const out = [...found.failures]
+  if (process.platform !== "linux") out.push(`no containment on ${process.platform}: Linux only`)
+  if (found.mechanism === null) {
+    out.push(
+      `no namespaces: a tool can read dupin's config and env files and write where dupin can; ${FIX_NAMESPACES}`,
+    )
+  } else if (found.mechanism === "unshare") {
+    out.push(
+      "namespaces through unshare: the file system is shared (config and env files readable, writes not confined); install bubblewrap",
+    )
+  }
+  if (!found.programs.prlimit)
+    out.push("prlimit (util-linux) not found: no process, memory or open-file limits on tools")
+  else if (found.mechanism === null)
+    out.push("no user namespace: the process limit cannot be applied per tool run")
+  if (!nonDumpable && process.platform === "linux")
+    out.push("could not make dupin non-dumpable: same-user processes can read its /proc entries")
+  if (root) {
+    out.push(
+      "dupin runs as root: the kernel does not apply the process limit to root; bound the service with TasksMax= (deploy/dupin.service)",
+    )
+  }
+  return out
+}
+
+function uncontained(mode: ContainmentMode, why: string[], max: number): ContainmentState {
+  return {
+    info: {
+      mode,
+      level: "none",
+      mechanism: null,
+      nonDumpable: false,
+      filesystem: "shared",
+      limits: null,
+      maxConcurrentProcesses: max,
+      warnings: why,
+    },
+    programs: { bwrap: null, unshare: null, prlimit: null, true: null, sh: null },
+    secretFiles: [],
+    secretDirs: [],
+    writable: [],
+    root: false,
+    refusal: null,
+    slots: new ProcessSlots(max),
+  }
+}
+
+function existingDir(path: string): string[] {
+  try {
+    return statSync(path).isDirectory() ? [path] : []
+  } catch {
+    return []
+  }
+}

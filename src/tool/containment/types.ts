@@ -1,0 +1,38 @@
+/** `auto`: contain as well as the host allows; `required`: refuse tools the host cannot contain; `off`: no wrapper. */
+export type ContainmentMode = "auto" | "required" | "off"
+
+/**
+ * How tool processes are contained. `namespaces`: own user, pid, ipc and mount namespaces (dupin
+ * invisible) plus resource limits; `rlimits`: resource limits only; `none`: neither.
+ */
+export type ContainmentLevel = "namespaces" | "rlimits" | "none"
+
+export type ContainmentMechanism = "bwrap" | "unshare"
+
+/** What `/api/info` and `dupin toolsets` show. */
+export type ContainmentInfo = {
+  mode: ContainmentMode
+  level: ContainmentLevel
+  mechanism: ContainmentMechanism | null
+  /** True when dupin's own /proc entries (environ, mem) are closed to same-user processes. */
+  nonDumpable: boolean
+  /** Whether the root file system is read-only and dupin's config, env files and /etc/dupin are hidden. */
+  filesystem: "read-only, masked" | "shared"
+  /** Per tool process; null where no limit is applied. */
+  limits: ToolRlimits | null
+  /** Concurrent tool processes in this dupin process; the rest wait. */
+  maxConcurrentProcesses: number
+  /** Empty when fully contained; otherwise what is missing and how to fix it. */
+  warnings: string[]
+}
+
+export type ToolRlimits = {
+  /** RLIMIT_NPROC: processes and threads of the tool's user (per user namespace when there is one). */
+  processes: number
+  /** RLIMIT_AS in bytes: kubectl and Bun need well under 4 GiB of address space. */
+  addressSpaceBytes: number
+  /** RLIMIT_NOFILE. */
+  openFiles: number
+  /** RLIMIT_FSIZE in bytes: the largest file a tool may write (its temp dir is on the host disk). */
+  fileSizeBytes: number
+}
