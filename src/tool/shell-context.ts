@@ -151,7 +151,9 @@ export function shellContexts(text: string): ShellContext[] {
       else frame.parens--
       return i + 1
     }
-    if (rest.startsWith("<<") && !rest.startsWith("<<<")) {
+    // A here-string is one word; skipping it whole keeps its last two `<` from reading as `<<`.
+    if (rest.startsWith("<<<")) return i + 3
+    if (rest.startsWith("<<")) {
       const m = /^<<(-?)\s*(?:'([^']*)'|"([^"]*)"|\\?([A-Za-z0-9_.-]+))/.exec(text.slice(i))
       if (!m) unsure = "heredoc delimiter"
       else {

@@ -6,6 +6,7 @@
  * (see shellContexts), and where that quoting cannot be determined rendering fails closed.
  */
 
+import { evaluatedPlaceholders, PROBE } from "./evaluated-context.ts"
 import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
 import { TemplateError } from "./template-error.ts"
 
@@ -30,6 +31,14 @@ export type Placeholder = {
   optional: boolean
 }
 
+export type TemplateOptions = {
+  /**
+   * The declared type of each parameter. Given, a placeholder where bash evaluates its value
+   * (arithmetic, a variable name, eval) must belong to an `integer` parameter, checked at load.
+   */
+  parameterType?: (name: string) => string | undefined
+}
+
 export type RenderOptions = {
   /** Parameters whose values may start with `-` (YAML `allow_leading_dash: true`). */
   allowLeadingDash?: (name: string) => boolean
@@ -50,9 +59,30 @@ export const ENV_PREFIX = "DUPIN_P_"
 export class CommandTemplate {
   readonly #nodes: Node[]
 
-  constructor(readonly source: string) {
+  constructor(
+    readonly source: string,
+    options: TemplateOptions = {},
+  ) {
     if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
+    if (source.includes(PROBE)) throw new TemplateError(`"${PROBE}" is reserved`)
     this.#nodes = parseNodes(tokenize(source))
+    // Every shape `{% if %}` can give the command is checked now, so a placement bash would
+    // evaluate is a load error rather than a surprise on the first call that takes that branch.
+    for (const parts of variants(this.#nodes)) {
+      const { refs, evaluated } = analyse(parts)
+      for (const [i, why] of evaluated) {
+        const { name, fallback } = refs[i]!
+        const type = options.parameterType?.(name)
+        if (options.parameterType && type !== "integer") {
+          throw new TemplateError(
+            `Parameter "${name}" is used ${why}, where bash evaluates its value (a value like ` +
+              `a[$(cmd)] would run cmd); declare it \`type: integer\` (it is ${type ? `\`${type}\`` : "undeclared"}).`,
+          )
+        }
+        if (fallback !== undefined && fallback !== null && !INTEGER.test(String(fallback)))
+          throw new TemplateError(`The default of ${name} is used ${why} and is not an integer.`)
+      }
+    }
   }
 
   /** Every name the template uses, in first-use order, for inferring undeclared parameters. */
@@ -91,7 +121,7 @@ export class CommandTemplate {
 
   /** Throws TemplateError for a value that is refused or a placeholder whose quoting is unclear. */
   render(params: Record<string, unknown>, options: RenderOptions = {}): Rendered {
-    const parts: Array<string | { name: string; value: string | undefined }> = []
+    const parts: Array<string | Ref> = []
     const emit = (nodes: Node[]): void => {
       for (const node of nodes) {
         if (node.t === "text") parts.push(node.text)
@@ -99,6 +129,7 @@ export class CommandTemplate {
           const raw = params[node.name] ?? node.fallback ?? undefined
           parts.push({
             name: node.name,
+            fallback: node.fallback,
             value: raw === undefined || raw === null ? undefined : valueText(raw),
           })
         } else {
@@ -109,17 +140,20 @@ export class CommandTemplate {
     }
     emit(this.#nodes)
 
-    const refs = parts.filter((p): p is { name: string; value: string | undefined } => typeof p !== "string")
-    const marked = parts
-      .map((p) => (typeof p === "string" ? p : `${MARK}${refs.indexOf(p)}${MARK_END}`))
-      .join("")
-    const contexts = shellContexts(marked)
+    const { refs, marked, contexts, evaluated } = analyse(parts)
     const env: Record<string, string> = {}
     const variables = new Map<string, string>()
     const references = refs.map((ref, i) => {
       const context = contexts[i]!
       if (ref.value === undefined || context === "comment") return ""
       checkValue(ref.name, ref.value, context, options)
+      const why = evaluated.get(i)
+      if (why !== undefined && !INTEGER.test(ref.value)) {
+        throw new TemplateError(
+          `The value of ${ref.name} must be an integer: this command uses it ${why}, where bash ` +
+            "would evaluate it.",
+        )
+      }
       // One variable per distinct (name, value); a second value only comes from a `default`.
       const key = `${ref.name}\0${ref.value}`
       let variable = variables.get(key)
@@ -139,6 +173,44 @@ export class CommandTemplate {
 /** Names a template uses (see CommandTemplate.placeholders). Throws TemplateError on bad syntax. */
 export function templatePlaceholders(source: string): Placeholder[] {
   return new CommandTemplate(source).placeholders()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+type Ref = { name: string; fallback: Literal | undefined; value?: string | undefined }
+
+/** An integer bash reads as one: no base prefix, no leading zero (octal), within 64 bits. */
+const INTEGER = /^-?(?:0|[1-9][0-9]{0,17})$/
+/** `{% if %}` shapes checked at load; past this the template is refused rather than half-checked. */
+const MAX_VARIANTS = 256
+
+/** The quoting context of each placeholder and why bash would evaluate it, if it would. */
+function analyse(parts: Array<string | Ref>) {
+  const refs = parts.filter((p): p is Ref => typeof p !== "string")
+  const marked = parts
+    .map((p) => (typeof p === "string" ? p : `${MARK}${refs.indexOf(p)}${MARK_END}`))
+    .join("")
+  const contexts = shellContexts(marked)
+  const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
+  return { refs, marked, contexts, evaluated: evaluatedPlaceholders(probe) }
+}
+
+/** Every text `{% if %}` can produce, placeholders left as refs. */
+function variants(nodes: Node[]): Array<Array<string | Ref>> {
+  let out: Array<Array<string | Ref>> = [[]]
+  for (const node of nodes) {
+    const options: Array<Array<string | Ref>> =
+      node.t === "text"
+        ? [[node.text]]
+        : node.t === "out"
+          ? [[{ name: node.name, fallback: node.fallback }]]
+          : [...node.branches.flatMap((b) => variants(b.body)), ...variants(node.otherwise)]
+    out = out.flatMap((prefix) => options.map((option) => [...prefix, ...option]))
+    if (out.length > MAX_VARIANTS)
+      throw new TemplateError(`more than ${MAX_VARIANTS} {% if %} combinations to check; split the command`)
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------------------------
