@@ -87,8 +87,9 @@ export class BashTool extends Tool {
       })
     }
     const seconds = this.effectiveTimeout(context.limits)
+    const stages = verdict.decision === "allow" ? withSafeModes(parsed.stages, context.env) : parsed.stages
     const result = await runPipeline({
-      stages: parsed.stages,
+      stages,
       env: context.env,
       cwd: this.#policy.cwd,
       timeoutMs: seconds * 1000,
@@ -114,6 +115,44 @@ export class BashTool extends Tool {
       invocation: command,
     })
   }
+}
+
+/**
+ * Stages that run without a human get their program's own sandbox as a second wall behind the
+ * grammar checks: GNU sed `--sandbox` rejects e/r/w, gawk `--sandbox` disables system(), pipes,
+ * redirection and getline from files. If dupin's reading of a script ever differs from the
+ * program's, the program still refuses to leave the text stream. Approved commands run exactly
+ * as the human saw them.
+ */
+export function withSafeModes(stages: string[][], env: Record<string, string>): string[][] {
+  return stages.map((argv) => {
+    const [program, ...args] = argv
+    if (program === undefined) return argv
+    const name = program.slice(program.lastIndexOf("/") + 1)
+    const flavour = name === "sed" ? "GNU sed" : name === "awk" || name === "gawk" ? "GNU Awk" : undefined
+    if (flavour === undefined || !isFlavour(program, flavour, env.PATH ?? "")) return argv
+    return [program, "--sandbox", ...args]
+  })
+}
+
+/** `program --version` names the flavour; asked once per resolved executable (awk may be mawk). */
+const FLAVOURS = new Map<string, string>()
+
+function isFlavour(program: string, flavour: string, PATH: string): boolean {
+  const path = Bun.which(program, { PATH })
+  if (path === null) return false
+  let version = FLAVOURS.get(path)
+  if (version === undefined) {
+    const probe = Bun.spawnSync([path, "--version"], {
+      env: { PATH, LC_ALL: "C" },
+      stdin: "ignore",
+      stderr: "ignore",
+      timeout: 2000,
+    })
+    version = probe.stdout.toString().split("\n", 1)[0] ?? ""
+    FLAVOURS.set(path, version)
+  }
+  return version.includes(flavour)
 }
 
 function commandOf(params: Record<string, unknown>): string {
