@@ -59,11 +59,26 @@ const NAMED_ENTITIES: Record<string, string> = {
 const CHUNK_BYTES = 16_384
 const MAX_TITLE_CHARS = 500
 
-export type HtmlToTextOptions = { baseUrl?: string; signal?: AbortSignal }
+export type HtmlToTextOptions = {
+  baseUrl?: string
+  signal?: AbortSignal
+  /**
+   * Text kept at most (about); parsing stops past it, so joining and tidying the result stays
+   * small however many elements the page has. The caller cuts to its exact limit.
+   */
+  maxChars?: number
+}
 
 /** Converts a page; rejects with the signal's reason when it aborts. */
 export async function htmlToText(html: string, options: HtmlToTextOptions = {}): Promise<string> {
   const out: string[] = []
+  const limit = (options.maxChars ?? 200_000) + 1_000
+  let size = 0
+  const emit = (text: string) => {
+    if (!text) return
+    out.push(text)
+    size += text.length
+  }
   const links: Array<string | undefined> = []
   const lists: Array<{ ordered: boolean; n: number }> = []
   let title = ""
@@ -94,50 +109,50 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
         if (skip > 0) return
         const heading = /^h([1-6])$/.exec(name)
         if (heading) {
-          out.push(`\n\n${"#".repeat(Number(heading[1]))} `)
-          end(() => out.push("\n\n"))
+          emit(`\n\n${"#".repeat(Number(heading[1]))} `)
+          end(() => emit("\n\n"))
         } else if (name === "a") {
           const href = linkTarget(el.getAttribute("href"), options.baseUrl)
           links.push(href)
-          if (href) out.push("[")
+          if (href) emit("[")
           end(() => {
             const target = links.pop()
-            out.push(target ? `](${target})` : "")
+            emit(target ? `](${target})` : "")
           })
         } else if (name === "ul" || name === "ol") {
           // A nested list starts on the item's next line, without a blank line in between.
-          if (lists.length === 0) out.push("\n")
+          if (lists.length === 0) emit("\n")
           lists.push({ ordered: name === "ol", n: 0 })
           end(() => {
             lists.pop()
-            if (lists.length === 0) out.push("\n")
+            if (lists.length === 0) emit("\n")
           })
         } else if (name === "li") {
           const list = lists.at(-1)
           const indent = "  ".repeat(Math.max(0, lists.length - 1))
-          out.push(`\n${indent}${list?.ordered ? `${++list.n}.` : "-"} `)
+          emit(`\n${indent}${list?.ordered ? `${++list.n}.` : "-"} `)
         } else if (name === "pre") {
           pre++
-          out.push("\n```\n")
+          emit("\n```\n")
           end(() => {
             pre = Math.max(0, pre - 1)
-            out.push("\n```\n")
+            emit("\n```\n")
           })
         } else if (name === "code" && pre === 0) {
-          out.push("`")
-          end(() => out.push("`"))
+          emit("`")
+          end(() => emit("`"))
         } else if (name === "br") {
-          out.push("\n")
+          emit("\n")
         } else if (name === "hr") {
-          out.push("\n---\n")
+          emit("\n---\n")
         } else if (name === "td" || name === "th") {
-          out.push(" | ")
+          emit(" | ")
         } else if (name === "img") {
           const alt = el.getAttribute("alt")
-          if (alt) out.push(`[image: ${collapse(decodeEntities(alt))}]`)
+          if (alt) emit(`[image: ${collapse(decodeEntities(alt))}]`)
         } else if (BLOCK.has(name)) {
-          out.push("\n\n")
-          end(() => out.push("\n\n"))
+          emit("\n\n")
+          end(() => emit("\n\n"))
         }
       },
     })
@@ -150,17 +165,24 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
         if (inTitle > 0) {
           if (title.length < MAX_TITLE_CHARS) title += raw.slice(0, MAX_TITLE_CHARS)
         } else if (skip === 0) {
-          pushText(out, raw, pre > 0)
+          emit(textOf(raw, pre > 0, out.at(-1)))
         }
       },
     })
-  await rewriter.transform(new Response(chunked(html, options.signal))).arrayBuffer()
+  await rewriter.transform(new Response(chunked(html, options.signal, () => size > limit))).arrayBuffer()
   const heading = collapse(decodeEntities(title)).trim()
   return tidy(`${heading ? `Title: ${heading}\n\n` : ""}${out.join("")}`)
 }
 
-/** The page as a byte stream in small chunks; errors with the signal's reason once it aborts. */
-function chunked(html: string, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+/**
+ * The page as a byte stream in small chunks; errors with the signal's reason once it aborts, ends
+ * early once `enough` says so.
+ */
+function chunked(
+  html: string,
+  signal: AbortSignal | undefined,
+  enough: () => boolean,
+): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder().encode(html)
   let offset = 0
   return new ReadableStream({
@@ -171,7 +193,7 @@ function chunked(html: string, signal: AbortSignal | undefined): ReadableStream<
         controller.error(signal.reason)
         return
       }
-      if (offset >= bytes.length) {
+      if (offset >= bytes.length || enough()) {
         controller.close()
         return
       }
@@ -181,17 +203,13 @@ function chunked(html: string, signal: AbortSignal | undefined): ReadableStream<
   })
 }
 
-function pushText(out: string[], raw: string, preformatted: boolean): void {
-  if (!raw) return
-  if (preformatted) {
-    out.push(decodeEntities(raw))
-    return
-  }
+/** Text of one node as it goes out: entities decoded, whitespace collapsed outside `pre`. */
+function textOf(raw: string, preformatted: boolean, previous: string | undefined): string {
+  if (preformatted) return decodeEntities(raw)
   const text = collapse(decodeEntities(raw))
   // A space at the start of a line is markup indentation, not content.
-  const atLineStart = out.length === 0 || (out.at(-1) ?? "").endsWith("\n")
-  const kept = atLineStart ? text.trimStart() : text
-  if (kept) out.push(kept)
+  const atLineStart = previous === undefined || previous.endsWith("\n")
+  return atLineStart ? text.trimStart() : text
 }
 
 function linkTarget(raw: string | null, baseUrl: string | undefined): string | undefined {

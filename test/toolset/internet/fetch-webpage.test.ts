@@ -222,6 +222,18 @@ describe("fetch_webpage", () => {
     ])
   })
 
+  test("egress_allowlist limits every hop to the listed hosts, and the refusal names the key", async () => {
+    const appHost = `app.test:${server.port}`
+    const listed = toolset({ allowed_hosts: [hostPort, appHost], egress_allowlist: ["127.0.0.1"] })
+    expect((await fetchUrl(`${base}/page`, listed)).status).toBe(ToolResultStatus.SUCCESS)
+    const hop = await fetchUrl(`${base}/redirect?to=${encodeURIComponent(`http://${appHost}/page`)}`, listed)
+    expect(hop.status).toBe(ToolResultStatus.ERROR)
+    expect(hop.error).toContain("app.test is not in toolsets.internet.config.egress_allowlist")
+    const other = toolset({ allowed_hosts: [hostPort], egress_allowlist: ["*.example.com", "kubernetes.io"] })
+    const refused = await fetchUrl(`${base}/page`, other)
+    expect(refused.error).toContain("toolsets.internet.config.egress_allowlist")
+  })
+
   test("only http and https URLs are accepted", async () => {
     const tool = toolset().tools[0]!
     expect(tool.validate({ url: "file:///etc/passwd" }).ok).toBe(false)
@@ -234,5 +246,8 @@ describe("fetch_webpage", () => {
     await set.checkPrerequisites({ env: {}, signal: new AbortController().signal, timeoutSeconds: 5 })
     expect(set.status).toBe("failed")
     expect(set.error).toContain("/allowed_hosts")
+    const list = createInternetToolset({ config: { egress_allowlist: "kubernetes.io" } })
+    await list.checkPrerequisites({ env: {}, signal: new AbortController().signal, timeoutSeconds: 5 })
+    expect(list.error).toContain("/egress_allowlist")
   })
 })
