@@ -19,6 +19,15 @@ export type OptionSpec = {
   abbreviations?: boolean
   /** Options end at the first operand (POSIX, awk); otherwise GNU permutation applies. */
   stopAtOperand?: boolean
+  /** Short options whose value is optional and only attached (`date -Ihours`, `-b-1`). */
+  shortOptional?: string
+  /**
+   * Options whose optional value may also be the next word when it has this shape
+   * (`journalctl -b -1`, `-n 20`): the program decides by looking at the word, so must dupin.
+   */
+  optionalNext?: Record<string, RegExp>
+  /** Go pflag: `-n=x` means `-n x`, and `_` and `-` are the same in long names (kubectl). */
+  pflag?: boolean
 }
 
 export type ScannedOption = { name: string; value: string | undefined }
@@ -43,9 +52,12 @@ export function scanOptions(args: readonly string[], spec: OptionSpec): Scan {
       continue
     }
     if (arg.startsWith("--")) {
-      const long = matchLong(arg, spec)
+      const long = matchLong(spec.pflag ? arg.replace(/_/g, "-") : arg, spec)
       if (!long.ok) return long
-      if (long.takesValue && long.value === undefined) {
+      const next = spec.optionalNext?.[long.name]
+      if (next && long.value === undefined && i + 1 < args.length && next.test(args[i + 1]!)) {
+        options.push({ name: long.name, value: args[++i] })
+      } else if (long.takesValue && long.value === undefined) {
         if (i + 1 >= args.length) return { ok: false, reason: `option ${long.name} needs a value` }
         options.push({ name: long.name, value: args[++i] })
       } else {
@@ -59,8 +71,17 @@ export function scanOptions(args: readonly string[], spec: OptionSpec): Scan {
     }
     for (let j = 1; j < arg.length; j++) {
       const c = arg[j]!
-      if (spec.shortValue?.includes(c)) {
+      if (spec.shortOptional?.includes(c)) {
         const attached = arg.slice(j + 1)
+        const next = spec.optionalNext?.[`-${c}`]
+        if (!attached && next && i + 1 < args.length && next.test(args[i + 1]!))
+          options.push({ name: `-${c}`, value: args[++i] })
+        else options.push({ name: `-${c}`, value: attached || undefined })
+        break
+      }
+      if (spec.shortValue?.includes(c)) {
+        const raw = arg.slice(j + 1)
+        const attached = spec.pflag && raw.startsWith("=") ? raw.slice(1) : raw
         if (attached) options.push({ name: `-${c}`, value: attached })
         else if (i + 1 < args.length) options.push({ name: `-${c}`, value: args[++i] })
         else return { ok: false, reason: `option -${c} needs a value` }
@@ -91,7 +112,10 @@ function matchLong(arg: string, spec: OptionSpec): LongMatch {
   const candidates = exact ? [exact] : spec.abbreviations ? all.filter((o) => o.name.startsWith(given)) : []
   if (candidates.length !== 1) return { ok: false, reason: `option ${given} is not known to be safe` }
   const { name, kind } = candidates[0]!
-  if (kind === "flag" && value !== undefined) return { ok: false, reason: `option ${name} takes no value` }
+  // pflag booleans also take `--flag=true|false`.
+  const isBool = spec.pflag && value !== undefined && /^(true|false)$/.test(value)
+  if (kind === "flag" && value !== undefined && !isBool)
+    return { ok: false, reason: `option ${name} takes no value` }
   return { ok: true, name, value, takesValue: kind === "value" }
 }
 

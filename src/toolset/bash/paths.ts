@@ -1,81 +1,180 @@
-import { realpathSync } from "node:fs"
-import { dirname, posix } from "node:path"
+import { lstatSync, readlinkSync, realpathSync } from "node:fs"
+import { posix } from "node:path"
+
+/** Where a command runs and which extra paths (dupin's config, KUBECONFIG entries) it never reads. */
+export type PathContext = { cwd: string; protectedPaths?: readonly string[] }
 
 /**
  * Files whose content is a credential. Reading them is refused even with approval: a model that
  * was talked into it (prompt injection in a log line, a pod annotation) must not get them.
- * Matched on the whole path and on every path-like piece of an argument (`--from-file=/x`).
+ * Matched on the path as written, normalised, and resolved the way the kernel resolves it.
  */
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)etc\/g?shadow-?$/, "password hashes"],
   [/(^|\/)etc\/sudoers(\.d)?(\/|$)/, "sudo rules"],
-  [/(^|\/)\.kube\/(config|.*\.ya?ml$)/, "a kubeconfig"],
+  [/(^|\/)etc\/dupin(\/|$)/, "dupin's own configuration and keys"],
+  [/(^|\/)\.kube(\/|$)/, "a kubeconfig"],
   [/(^|\/)[^/]*kubeconfig[^/]*$/i, "a kubeconfig"],
   [/(^|\/)etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/, "a kubeconfig"],
   [/(^|\/)etc\/kubernetes\/pki(\/|$)/, "cluster private keys"],
   [/(^|\/)var\/lib\/kubelet\/(pki|kubeconfig)/, "kubelet credentials"],
   [/(^|\/)(var\/)?run\/secrets(\/|$)/, "mounted secrets and service-account tokens"],
   [/(^|\/)\.ssh(\/|$)/, "SSH keys"],
-  [/(^|\/)\.aws\/(credentials|config)$/, "cloud credentials"],
+  [/(^|\/)\.aws(\/|$)/, "cloud credentials"],
   [/(^|\/)\.azure(\/|$)/, "cloud credentials"],
   [/(^|\/)\.config\/gcloud(\/|$)/, "cloud credentials"],
   [/(^|\/)\.docker\/config\.json$/, "registry credentials"],
   [/(^|\/)\.(netrc|git-credentials|pgpass|my\.cnf|vault-token)$/, "credentials"],
   [/(^|\/)\.gnupg(\/|$)/, "private keys"],
   [/(^|\/)proc\/[^/]+\/(task\/[^/]+\/)?environ$/, "a process environment (provider keys)"],
-  [/(^|\/)proc\/[^/]+\/(mem|root|cwd|fd|map_files)(\/|$)/, "another process's memory or files"],
-  [/\/[^/]*\.(pem|key|p12|pfx|jks)$/i, "a private key"],
+  [
+    /(^|\/)proc\/[^/]+\/(task\/[^/]+\/)?(mem|root|cwd|fd|map_files)(\/|$)/,
+    "another process's memory or files",
+  ],
+  [/(^|\/)(dev\/(k?mem|port)|proc\/kcore)$/, "physical or kernel memory"],
+  [/(^|\/)[^/]*\.(pem|key|p12|pfx|jks)$/i, "a private key"],
+  [/(^|\/)id_[^/]*$/, "a private key"],
 ]
 
-/** Why `arg` names a credential file, or undefined. Looks inside `--opt=value` and `k=v` too. */
-export function credentialReason(arg: string): string | undefined {
+/**
+ * Why `arg` names a credential file, or undefined. Looks inside `--opt=value`, `k=v`, `pod:/path`,
+ * attached short-option values (`-uf/etc/dupin/env`) and `@file` response files too.
+ */
+export function credentialReason(arg: string, context: PathContext): string | undefined {
   for (const candidate of pathCandidates(arg)) {
-    const normalized = posix.normalize(candidate)
-    for (const [pattern, what] of CREDENTIAL_PATTERNS) {
-      if (pattern.test(normalized) || pattern.test(candidate)) return `${candidate} holds ${what}`
+    const reason = pathReason(candidate, context)
+    if (reason) return `${candidate} ${reason}`
+  }
+  return undefined
+}
+
+function pathReason(candidate: string, context: PathContext): string | undefined {
+  const absolute = posix.resolve(context.cwd, candidate)
+  for (const form of [candidate, posix.normalize(candidate), absolute]) {
+    const what = patternMatch(form) ?? protectedMatch(form, context)
+    if (what) return `holds ${what}`
+  }
+  const resolved = resolveLikeKernel(candidate, context.cwd)
+  if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
+  const what = patternMatch(resolved.path) ?? protectedMatch(resolved.path, context)
+  return what ? `resolves to ${resolved.path}, which holds ${what}` : undefined
+}
+
+function patternMatch(path: string): string | undefined {
+  return CREDENTIAL_PATTERNS.find(([pattern]) => pattern.test(path))?.[1]
+}
+
+function protectedMatch(path: string, context: PathContext): string | undefined {
+  for (const guarded of context.protectedPaths ?? []) {
+    if (!guarded) continue
+    for (const form of protectedForms(guarded)) {
+      if (path === form || path.startsWith(`${form}/`)) return "a file dupin protects (config or kubeconfig)"
     }
   }
   return undefined
 }
 
+function protectedForms(path: string): string[] {
+  const forms = [posix.resolve(path)]
+  try {
+    forms.push(realpathSync.native(path))
+  } catch {
+    // Not there (yet): the lexical form still guards it.
+  }
+  return forms
+}
+
 function pathCandidates(arg: string): string[] {
-  const pieces = [arg]
+  const pieces = new Set([arg])
   const eq = arg.indexOf("=")
-  if (eq !== -1) pieces.push(arg.slice(eq + 1))
+  if (eq !== -1) pieces.add(arg.slice(eq + 1))
   // `pod:/etc/shadow` (kubectl cp, docker cp) and `file:///x` URLs.
   const colon = arg.indexOf(":")
-  if (colon !== -1) pieces.push(arg.slice(colon + 1).replace(/^\/\/(?=\/)/, ""))
-  return pieces.filter((p) => p.length > 0)
+  if (colon !== -1) pieces.add(arg.slice(colon + 1).replace(/^\/\/(?=\/)/, ""))
+  const slash = arg.indexOf("/")
+  if (slash > 0) pieces.add(arg.slice(slash))
+  if (arg.startsWith("@")) pieces.add(arg.slice(1))
+  // A short-option group may end in an attached file name (`-uf.env`, `-xfkey.pem`).
+  if (/^-[^-]/.test(arg) && arg.length <= 256) {
+    for (let i = 2; i < arg.length; i++) pieces.add(arg.slice(i))
+  }
+  return [...pieces].filter((p) => p.length > 0)
+}
+
+type Resolution = { ok: true; path: string } | { ok: false; reason: string }
+
+const MAX_LINKS = 40
+
+/**
+ * `path` resolved component by component as the kernel does: a symlink is followed before the
+ * `..` after it is applied, so `/proc/net/../../1/environ` is `/proc/1/environ` (lexical
+ * normalisation would say `/1/environ`). A component that does not exist ends the walk: the
+ * program will fail there too. Any other error (no permission, a loop) makes the result uncertain.
+ */
+export function resolveLikeKernel(path: string, cwd: string): Resolution {
+  let stack = path.startsWith("/") ? [] : splitPath(realCwd(cwd))
+  const pending = splitPath(path)
+  let links = 0
+  while (pending.length > 0) {
+    const part = pending.shift()!
+    if (part === ".") continue
+    if (part === "..") {
+      stack.pop()
+      continue
+    }
+    stack.push(part)
+    const full = `/${stack.join("/")}`
+    // A magic /proc link (fd, cwd, root) leads wherever the other process is: judge it here.
+    const magic = patternMatch(full)
+    if (magic) return { ok: true, path: full }
+    let isLink: boolean
+    try {
+      isLink = lstatSync(full).isSymbolicLink()
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT" || code === "ENOTDIR")
+        return { ok: true, path: posix.join(full, ...pending.filter((p) => p !== "." && p !== "..")) }
+      return { ok: false, reason: `${full}: ${code ?? "error"}` }
+    }
+    if (!isLink) continue
+    if (++links > MAX_LINKS) return { ok: false, reason: "too many symbolic links" }
+    let target: string
+    try {
+      target = readlinkSync(full)
+    } catch (error) {
+      return { ok: false, reason: `${full}: ${(error as NodeJS.ErrnoException).code ?? "error"}` }
+    }
+    stack.pop()
+    if (target.startsWith("/")) stack = []
+    pending.unshift(...splitPath(target))
+  }
+  return { ok: true, path: `/${stack.join("/")}` }
+}
+
+function splitPath(path: string): string[] {
+  return path.split("/").filter((p) => p.length > 0)
+}
+
+function realCwd(cwd: string): string {
+  try {
+    return realpathSync.native(cwd)
+  } catch {
+    return posix.resolve(cwd)
+  }
 }
 
 /**
  * Whether `arg` (or the path inside `--opt=path`) resolves under /etc, relative to `cwd` and
- * through symlinks of the part that exists: writing there changes how the host authenticates,
- * resolves names and starts services.
+ * through symlinks: writing there changes how the host authenticates, resolves names and starts
+ * services. A path that cannot be resolved safely counts as under /etc.
  */
 export function isUnderEtc(arg: string, cwd: string): boolean {
   for (const candidate of pathCandidates(arg)) {
-    const absolute = posix.resolve(cwd, candidate)
-    for (const path of [absolute, realExistingPrefix(absolute)]) {
+    const resolved = resolveLikeKernel(candidate, cwd)
+    if (!resolved.ok) return true
+    for (const path of [posix.resolve(cwd, candidate), resolved.path]) {
       if (path === "/etc" || path.startsWith("/etc/")) return true
     }
   }
   return false
-}
-
-/** `path` with its longest existing prefix replaced by its real path (symlinks resolved). */
-function realExistingPrefix(path: string): string {
-  let head = path
-  let tail = ""
-  for (;;) {
-    try {
-      const real = realpathSync(head)
-      return tail ? posix.join(real, tail) : real
-    } catch {
-      const parent = dirname(head)
-      if (parent === head) return path
-      tail = tail ? posix.join(head.slice(parent.length + 1), tail) : head.slice(parent.length + 1)
-      head = parent
-    }
-  }
 }

@@ -1,10 +1,14 @@
 import { parseCommand } from "./parse.ts"
 import { credentialReason, isUnderEtc } from "./paths.ts"
 import { classifyCloud, classifyDocker, classifyHelm } from "./rules/cli.ts"
-import { classifyFilter, classifyJq, isFilter } from "./rules/filters.ts"
+import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filters.ts"
 import { classifyHost } from "./rules/host.ts"
-import { classifyKubectl } from "./rules/kubectl.ts"
-import { INTERPRETERS, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
+import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
+import { classifyIp, classifyLsof } from "./rules/network.ts"
+import { classifyFind } from "./rules/readers.ts"
+import { scriptCommands } from "./rules/shells.ts"
+import { classifyPs } from "./rules/sysstat.ts"
+import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
 import { isRecursiveRemove, WRITERS } from "./rules/writers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
 
@@ -15,7 +19,15 @@ export type BashPolicyConfig = {
   deny?: readonly string[]
   /** Directory commands run in; relative paths are resolved against it. */
   cwd: string
+  /**
+   * Files and folders no command may name, approved or not, on top of the built-in credential
+   * list: dupin's config file, the entries of KUBECONFIG. The composition passes them.
+   */
+  protectedPaths?: readonly string[]
 }
+
+/** How deep wrappers and shells may nest (`sudo timeout 5 bash -c '…'`) before dupin refuses. */
+const MAX_DEPTH = 4
 
 /** The verdict for a whole pipeline: its most restrictive stage. */
 export function classifyPipeline(stages: readonly string[][], config: BashPolicyConfig, depth = 0): Verdict {
@@ -30,8 +42,9 @@ export function classifyPipeline(stages: readonly string[][], config: BashPolicy
 export function classifyStage(argv: readonly string[], config: BashPolicyConfig, depth = 0): Verdict {
   const [program, ...args] = argv
   if (program === undefined || program === "") return deny("empty command")
+  if (depth > MAX_DEPTH) return deny("commands nested this deep in wrappers and shells are not run")
   const name = program.slice(program.lastIndexOf("/") + 1)
-  const hard = hardDeny(name, args, config.cwd)
+  const hard = hardDeny(name, args, config)
   if (hard) return hard
   if (matchesPrefix(argv, config.deny, name))
     return deny("refused by the bash toolset's deny list in the config")
@@ -45,30 +58,46 @@ export function classifyStage(argv: readonly string[], config: BashPolicyConfig,
   return verdict
 }
 
-function hardDeny(name: string, args: readonly string[], cwd: string): Verdict | undefined {
+function hardDeny(name: string, args: readonly string[], config: BashPolicyConfig): Verdict | undefined {
   // Environment dumps hand provider keys and tokens to the model.
   if (name === "env" || name === "printenv") return deny(`${name} prints the environment (credentials)`)
   for (const [index, arg] of args.entries()) {
-    const reason = credentialReason(arg)
+    const reason = credentialReason(arg, config)
     if (!reason) continue
     // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag (approve).
     const isKubeconfigFlag = /^--kubeconfig(=|$)/.test(arg) || args[index - 1] === "--kubeconfig"
-    if ((name === "kubectl" || name === "helm") && isKubeconfigFlag && reason.endsWith("a kubeconfig"))
+    if (
+      (name === "kubectl" || name === "helm") &&
+      isKubeconfigFlag &&
+      /holds a kubeconfig$|a file dupin protects/.test(reason)
+    )
       continue
-    return deny(`reading credentials: ${reason}`)
+    return deny(`a protected path (credentials; refused even with approval): ${reason}`)
   }
   if (name === "rm" && isRecursiveRemove(args)) return deny("rm -r deletes trees")
   const writes =
     WRITERS.has(name) ||
-    (name === "sed" && args.some((a) => /^-[a-zA-Z]*i|^--in-place/.test(a))) ||
-    (name === "sort" && args.some((a) => /^-[a-zA-Z]*o|^--output/.test(a))) ||
-    ((name === "kubectl" || name === "docker") && args[0] === "cp")
+    writesFiles(name, args) ||
+    ((name === "kubectl" || name === "docker") && args.includes("cp"))
   if (writes) {
-    const target = args.find((a) => isUnderEtc(a, cwd))
+    const target = args.find((a) => isUnderEtc(a, config.cwd))
     if (target) return deny(`${name} would write under /etc (${target})`)
   }
   return undefined
 }
+
+/** Programs with an argument grammar of their own (not getopt). */
+const CUSTOM: Record<string, (args: readonly string[]) => Verdict> = {
+  ip: classifyIp,
+  ps: classifyPs,
+  find: classifyFind,
+  lsof: classifyLsof,
+  helm: classifyHelm,
+  docker: classifyDocker,
+  jq: classifyJq,
+}
+
+const CLOUD = new Set(["aws", "az", "gcloud", "argocd", "terraform", "oc", "eksctl"])
 
 function builtinVerdict(
   name: string,
@@ -76,30 +105,80 @@ function builtinVerdict(
   config: BashPolicyConfig,
   depth: number,
 ): Verdict {
-  if (name === "kubectl") return classifyKubectl(args)
-  if (name === "helm") return classifyHelm(args)
-  if (name === "docker") return classifyDocker(args)
-  if (["aws", "az", "gcloud", "argocd", "terraform", "oc", "eksctl"].includes(name))
-    return classifyCloud(name, args)
-  if (name === "jq") return classifyJq(args)
+  if (name === "kubectl") {
+    const inner = kubectlInnerCommand(args)
+    const own = classifyKubectl(args)
+    return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, depth)) : own
+  }
+  if (CLOUD.has(name)) return classifyCloud(name, args)
+  const custom = Object.hasOwn(CUSTOM, name) ? CUSTOM[name] : undefined
+  if (custom) return custom(args)
   if (isFilter(name)) return classifyFilter(name, args)
+  if (isWrapper(name) || (name === "pidstat" && args.includes("-e")))
+    return wrapped(name, wrappedCommand(name, args), config, depth)
   const host = classifyHost(name, args)
   if (host) return host
-  if (isWrapper(name)) return wrapped(name, wrappedCommand(name, args), config, depth)
   if (SHELLS.has(name)) {
-    const script = shellScript(args)
-    const parsed = script === undefined ? undefined : parseCommand(script)
-    if (!parsed?.ok || depth > 3) return approve(`${name} runs a shell script`)
-    return atLeastApprove(classifyPipeline(parsed.stages, config, depth + 1), `${name} -c runs a shell`)
+    const script = shellScript(name, args)
+    if (script === undefined) return approve(`${name} runs a shell`)
+    return shellVerdict(name, script, config, depth)
   }
   if (INTERPRETERS.has(name)) return approve(`${name} runs code`)
   return approve(`${name} is not on the read-only allowlist`)
 }
 
-function wrapped(name: string, inner: string[], config: BashPolicyConfig, depth: number): Verdict {
+/**
+ * Arguments xargs could append from its input, chosen to reach every hard-deny rule: recursion,
+ * in-place edits, a path under /etc, a secrets resource.
+ */
+const APPENDED_PROBE = ["-r", "-i", "/etc/dupin-probe", "secrets"]
+const CHOSEN_BY_INPUT = new Set(["kubectl", "helm", "docker", "aws", "az", "gcloud", "oc"])
+
+function wrapped(name: string, inner: Inner, config: BashPolicyConfig, depth: number): Verdict {
   const reason = `${name} runs another command`
-  if (inner.length === 0 || depth > 3) return approve(reason)
-  return atLeastApprove(classifyStage(inner, config, depth + 1), reason)
+  switch (inner.kind) {
+    case "none":
+      return approve(reason)
+    case "script":
+      return shellVerdict(name, inner.script, config, depth)
+    case "unknown": {
+      // Where the command starts is unknown: any suffix may be it.
+      for (let i = 0; i < inner.args.length; i++) {
+        const verdict = classifyStage(inner.args.slice(i), config, depth + 1)
+        if (verdict.decision === "deny") return verdict
+      }
+      return approve(`${reason} (its options are not known to dupin)`)
+    }
+    case "argv": {
+      const verdict = classifyStage(inner.argv, config, depth + 1)
+      if (!inner.appendable || verdict.decision === "deny") return atLeastApprove(verdict, reason)
+      const program = inner.argv[0]!.slice(inner.argv[0]!.lastIndexOf("/") + 1)
+      if (inner.argv.length === 1 && CHOSEN_BY_INPUT.has(program))
+        return deny(`${name} ${program}: the input would choose the subcommand`)
+      const probed = classifyStage([...inner.argv, ...APPENDED_PROBE], config, depth + 1)
+      if (probed.decision === "deny")
+        return deny(
+          `${name} appends its input to ${inner.argv.join(" ")}, which could make it: ${probed.reason}`,
+        )
+      return atLeastApprove(verdict, reason)
+    }
+  }
+}
+
+/**
+ * A script run by a shell (`bash -c`, `watch`, `flock -c`). One plain pipeline is classified like
+ * a command line; anything richer is approved at best, and denied when any command in it is.
+ */
+function shellVerdict(name: string, script: string, config: BashPolicyConfig, depth: number): Verdict {
+  const reason = `${name} runs a shell`
+  const parsed = parseCommand(script)
+  if (parsed.ok) return atLeastApprove(classifyPipeline(parsed.stages, config, depth + 1), reason)
+  const found = scriptCommands(script)
+  if (!found) return approve(`${reason} script dupin cannot parse`)
+  const verdicts = found.commands.map((argv) => classifyStage(argv, config, depth + 1))
+  const denied = verdicts.find((v) => v.decision === "deny")
+  if (denied) return denied
+  return approve(found.opaque ? `${reason} script with computed words` : `${reason} script`)
 }
 
 /** Whether the argv starts with one of the prefixes, token for token. */

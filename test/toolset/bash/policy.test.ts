@@ -1,8 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { parseCommand } from "../../../src/toolset/bash/parse.ts"
 import { classifyPipeline } from "../../../src/toolset/bash/policy.ts"
-import { awkProgramVerdict } from "../../../src/toolset/bash/rules/awk-program.ts"
-import { sedScriptProblem } from "../../../src/toolset/bash/rules/sed-script.ts"
 import type { Decision } from "../../../src/toolset/bash/verdict.ts"
 
 function decide(command: string): Decision {
@@ -37,6 +35,11 @@ const table: Record<Decision, string[]> = {
     "jq -r --arg ns x '.items[] | select(.ns == $ns)'",
     "jq -n --args '$ARGS' a b",
     "tail -20",
+    "grep x /var/log/syslog",
+    "head -n 5 /tmp/x",
+    "jq . /tmp/file.json",
+    "cat /etc/os-release",
+    "cat /proc/self/fdinfo/0",
     "sort -k2,2n -t,",
   ],
   approve: [
@@ -52,9 +55,7 @@ const table: Record<Decision, string[]> = {
     "helm --kube-context=prod list",
     "docker exec c ls",
     "aws s3 ls",
-    "grep x /var/log/syslog",
     "grep --fil=/tmp/p",
-    "head -n 5 /tmp/x",
     "sort -o /tmp/out",
     "sort --compress-program=sh",
     "uniq - /tmp/out",
@@ -67,9 +68,6 @@ const table: Record<Decision, string[]> = {
     'awk \'{print "x" | "sh"}\'',
     "awk '{x++ / 2; print | \"sh\"}'",
     "jq -L /tmp 'import \"x\" as x; .'",
-    "jq . /tmp/file.json",
-    "cat /etc/os-release",
-    "cat /proc/1/fdinfo/1",
     "hostname -F /etc/hostname",
     "date -s 2020-01-01",
     "ps o pid,cmd",
@@ -130,68 +128,3 @@ for (const [decision, commands] of Object.entries(table) as Array<[Decision, str
       test(JSON.stringify(command), () => expect(decide(command)).toBe(decision))
   })
 }
-
-describe("sed script scanner", () => {
-  for (const script of [
-    "s/a/b/g",
-    "s|a|b|2",
-    "/x/,/y/d",
-    "1~2p",
-    "$!N;P;D",
-    "y/abc/xyz/",
-    "a\\\nline",
-    "/re/I,+3{p;=}",
-    ":a;N;ba",
-    "s/w/e/",
-  ]) {
-    test(`safe ${JSON.stringify(script)}`, () => expect(sedScriptProblem(script)).toBeUndefined())
-  }
-  for (const script of [
-    "e",
-    "e id",
-    "1e id",
-    "s/a/b/e",
-    "s/a/b/gw /x",
-    "w /x",
-    "W /x",
-    "r /x",
-    "R /x",
-    "/x/ w /y",
-    "s,a,b,;e",
-    "p;w x",
-    "$!{e id\n}",
-    "y/a/b/;r x",
-    "z;q5;e",
-    "k",
-  ]) {
-    test(`refused ${JSON.stringify(script)}`, () => expect(sedScriptProblem(script)).toBeDefined())
-  }
-})
-
-describe("awk program scanner", () => {
-  for (const program of [
-    "{print $1}",
-    "$3 > 5",
-    "NR>1 {print ($2 > 3)}",
-    "/a|b/ {n++} END {print n}",
-    "{ a = $1 / 2; print a }",
-    "{ if ($1 >= 2 || $2 ~ /x|y/) print }",
-  ]) {
-    test(`safe ${JSON.stringify(program)}`, () => expect(awkProgramVerdict(program)).toBeUndefined())
-  }
-  for (const program of [
-    'BEGIN{system("id")}',
-    '{print | "sh"}',
-    '{"date" | getline d}',
-    '{print > "f"}',
-    '{printf "%s", $1 >> "f"}',
-    '{print $1,\n$2 > "f"}',
-    'BEGIN{ARGV[1]="/etc/shadow"}',
-    '@load "x"',
-    '{print |& "sh"}',
-    '{ x = a / b; print | "sh" }',
-    '{ x++ / 1; print 1 | "sh"; y = 1 / 2 }',
-  ]) {
-    test(`refused ${JSON.stringify(program)}`, () => expect(awkProgramVerdict(program)).toBeDefined())
-  }
-})

@@ -5,24 +5,37 @@ import { jqFilterVerdict } from "./jq-filter.ts"
 import { sedScriptProblem } from "./sed-script.ts"
 
 /**
- * Text filters are allowed only as filters: they read the pipe, never a file the model names.
- * `grep pass /etc/shadow`, `head ~/.kube/config`, `jq . kubeconfig` would turn a harmless filter
- * into a file reader, so any file operand or file-reading option needs approval (and credential
- * paths are refused before this runs).
+ * Text filters and readers. Reading a file the model names is a read: the policy has already
+ * refused every argument naming a credential (resolved as the kernel resolves it). What asks is
+ * what is not a plain read: options that take a program, patterns or names from a file, walk
+ * whole trees (credentials below cannot be vetted), write a file or run a program.
  */
 type FilterRule = {
   spec: OptionSpec
-  /** Options whose value is a file the program reads or writes, or a directory it walks. */
+  /** Options that read their program or patterns from a file, write one, or walk a tree. */
   fileOptions?: string[]
   /** Options that need approval for another reason, with that reason. */
   approveOptions?: Record<string, string>
   /** Leading operands that are not files (grep's pattern, tr's sets). */
   dataOperands?: (scan: Extract<Scan, { ok: true }>) => number
+  /** How many file operands the program only reads (`uniq IN OUT` writes OUT). */
+  maxFiles?: number
   /** Extra checks of the program text (sed script, awk program). */
   check?: (scan: Extract<Scan, { ok: true }>) => Verdict | undefined
 }
 
 const GNU = { abbreviations: true }
+
+/** Long names are written bare in the tables below; the scanner matches them with their dashes. */
+function dashed(spec: OptionSpec): OptionSpec {
+  const add = (names: string[] | undefined) => names?.map((n) => (n.startsWith("--") ? n : `--${n}`))
+  return {
+    ...spec,
+    longValue: add(spec.longValue),
+    longFlag: add(spec.longFlag),
+    longOptional: add(spec.longOptional),
+  }
+}
 
 const GREP: FilterRule = {
   spec: {
@@ -102,7 +115,9 @@ const SED: FilterRule = {
     ...GNU,
     shortValue: "efl",
     shortFlag: "nErzsu",
+    shortOptional: "i",
     longValue: ["expression", "file", "line-length"],
+    longOptional: ["in-place"],
     longFlag: [
       "quiet",
       "silent",
@@ -119,6 +134,10 @@ const SED: FilterRule = {
     ],
   },
   fileOptions: ["-f", "--file"],
+  approveOptions: {
+    "-i": "sed -i edits files in place",
+    "--in-place": "sed --in-place edits files in place",
+  },
   dataOperands: (scan) => (hasOption(scan.options, "-e", "--expression", "-f", "--file") ? 0 : 1),
   check: (scan) => {
     const scripts = scan.options
@@ -131,7 +150,13 @@ const SED: FilterRule = {
 }
 
 const AWK: FilterRule = {
-  spec: { ...GNU, stopAtOperand: true, shortValue: "Fv", longValue: ["field-separator", "assign"] },
+  spec: {
+    ...GNU,
+    stopAtOperand: true,
+    shortValue: "Fv",
+    longValue: ["field-separator", "assign"],
+    longFlag: ["sandbox"],
+  },
   dataOperands: () => 1,
   check: (scan) => {
     const program = scan.operands[0]
@@ -212,14 +237,17 @@ const FILTERS: Record<string, FilterRule> = {
       approveOptions: { "--compress-program": "sort --compress-program runs a program" },
     },
   ),
-  // `uniq IN OUT` writes OUT: every operand counts as a file.
-  uniq: simple({
-    shortValue: "fsw",
-    shortFlag: "cdDiuz",
-    longValue: ["skip-fields", "skip-chars", "check-chars"],
-    longFlag: ["count", "repeated", "unique", "ignore-case", "zero-terminated"],
-    longOptional: ["all-repeated", "group"],
-  }),
+  // `uniq IN OUT` writes OUT.
+  uniq: simple(
+    {
+      shortValue: "fsw",
+      shortFlag: "cdDiuz",
+      longValue: ["skip-fields", "skip-chars", "check-chars"],
+      longFlag: ["count", "repeated", "unique", "ignore-case", "zero-terminated"],
+      longOptional: ["all-repeated", "group"],
+    },
+    { maxFiles: 1 },
+  ),
   wc: simple(
     {
       shortFlag: "clmwL",
@@ -237,7 +265,7 @@ const FILTERS: Record<string, FilterRule> = {
   // tr never takes files: its operands are character sets.
   tr: simple(
     { shortFlag: "cdstC", longFlag: ["complement", "delete", "squeeze-repeats", "truncate-set1"] },
-    { dataOperands: () => 2 },
+    { dataOperands: () => 2, maxFiles: 0 },
   ),
   base64: simple({
     shortValue: "w",
@@ -249,6 +277,19 @@ const FILTERS: Record<string, FilterRule> = {
   rev: simple({}),
 }
 
+/**
+ * Whether `sed`/`sort` would write the files it names (`sed -i`, `--in-pl`, `sort -o`), read by
+ * the same grammar as the verdict. An unreadable option line counts as writing.
+ */
+export function writesFiles(name: string, args: readonly string[]): boolean {
+  if (name !== "sed" && name !== "sort") return false
+  const scan = scanOptions(args, dashed(FILTERS[name]!.spec))
+  if (!scan.ok) return true
+  return name === "sed"
+    ? hasOption(scan.options, "-i", "--in-place")
+    : hasOption(scan.options, "-o", "--output")
+}
+
 export function isFilter(name: string): boolean {
   return Object.hasOwn(FILTERS, name)
 }
@@ -256,24 +297,28 @@ export function isFilter(name: string): boolean {
 export function classifyFilter(name: string, args: readonly string[]): Verdict {
   const rule = FILTERS[name]
   if (!rule) return approve(`${name} is not a known filter`)
-  const scan = scanOptions(args, rule.spec)
+  const scan = scanOptions(args, dashed(rule.spec))
   if (!scan.ok) return approve(`${name}: ${scan.reason}`)
   const fileOption = scan.options.find((o) => rule.fileOptions?.includes(o.name))
   if (fileOption)
-    return approve(`${name} ${fileOption.name} reads or writes files; filters may only read the pipe`)
+    return approve(
+      `${name} ${fileOption.name} reads its program or names from a file, writes, or walks a tree`,
+    )
   for (const [option, reason] of Object.entries(rule.approveOptions ?? {})) {
     if (hasOption(scan.options, option)) return approve(reason)
   }
-  const files = scan.operands.slice(rule.dataOperands?.(scan) ?? 0).filter((f) => f !== "-")
-  if (files.length > 0) return approve(`${name} reads ${files.join(", ")}; filters may only read the pipe`)
-  return worst(allow(`${name} reading the pipe`), rule.check?.(scan))
+  const files = scan.operands.slice(rule.dataOperands?.(scan) ?? 0)
+  if (rule.maxFiles !== undefined && files.length > rule.maxFiles)
+    return approve(`${name} with ${files.length} file operands writes or misreads them`)
+  return worst(allow(`${name} only reads`), rule.check?.(scan))
 }
 
 /** jq has its own option syntax (`--arg NAME VALUE` takes two words), so it gets its own scanner. */
 export function classifyJq(args: readonly string[]): Verdict {
   const flags = new Set("rjcnseSaCMRhV0")
   const oneValue = new Set(["--indent"])
-  const twoValues = new Set(["--arg", "--argjson"])
+  // --rawfile/--slurpfile read a file into a variable: a read, with the path vetted like any other.
+  const twoValues = new Set(["--arg", "--argjson", "--rawfile", "--slurpfile"])
   const longFlags = new Set([
     "--raw-output",
     "--join-output",
@@ -318,15 +363,10 @@ export function classifyJq(args: readonly string[]): Verdict {
     }
     if (longFlags.has(arg)) continue
     if (/^-[^-]+$/.test(arg) && [...arg.slice(1)].every((c) => flags.has(c))) continue
-    // --rawfile, --slurpfile, --argfile, -f/--from-file and -L all read files.
-    return approve(`jq ${arg} is not known to be safe (it may read files)`)
+    // -f/--from-file reads the program from a file, -L adds a module search path.
+    return approve(`jq ${arg} is not known to be safe (it may load code from files)`)
   }
-  const [program, ...files] = operands
+  const program = operands[0]
   if (program === undefined) return approve("jq without a program")
-  if (files.some((f) => f !== "-"))
-    return worst(
-      approve(`jq reads ${files.join(", ")}; filters may only read the pipe`),
-      jqFilterVerdict(program),
-    )
-  return worst(allow("jq reading the pipe"), jqFilterVerdict(program))
+  return worst(allow("jq only reads"), jqFilterVerdict(program))
 }

@@ -1,205 +1,289 @@
+import { type OptionSpec, type ScannedOption, scanOptions } from "../options.ts"
 import { allow, approve, deny, type Verdict, worst } from "../verdict.ts"
 
-/** Global flags that take a value, so their value is not mistaken for the subcommand. */
-const VALUE_FLAGS = new Set([
+/**
+ * kubectl is read through its real flag grammar (Go pflag: long flags exact, `_` is `-`,
+ * shorthands grouped, `-n=x`, flags anywhere): every global flag with its arity, so a flag's
+ * value is never taken for the subcommand (`kubectl --profile none exec …`), and per read-only
+ * subcommand the flags it accepts. Any other flag asks.
+ */
+const GLOBAL_VALUE = [
+  "as",
+  "as-group",
+  "as-uid",
+  "cache-dir",
+  "certificate-authority",
+  "client-certificate",
+  "client-key",
+  "cluster",
+  "context",
+  "kubeconfig",
+  "kuberc",
+  "log-flush-frequency",
+  "namespace",
+  "password",
+  "profile",
+  "profile-output",
+  "request-timeout",
+  "server",
+  "tls-server-name",
+  "token",
+  "user",
+  "username",
+  "v",
+  "vmodule",
+  "log-backtrace-at",
+  "log-dir",
+  "log-file",
+  "log-file-max-size",
+  "stderrthreshold",
+]
+const GLOBAL_FLAG = [
+  "disable-compression",
+  "insecure-skip-tls-verify",
+  "match-server-version",
+  "warnings-as-errors",
+  "add-dir-header",
+  "alsologtostderr",
+  "logtostderr",
+  "one-output",
+  "skip-headers",
+  "skip-log-headers",
+  "help",
+]
+/** Global flags that keep kubectl on the configured cluster, identity and files. */
+const GLOBAL_SAFE = new Set([
   "-n",
   "--namespace",
   "--request-timeout",
-  "-o",
-  "--output",
-  "-l",
-  "--selector",
-  "-c",
-  "--container",
+  "--match-server-version",
+  "--disable-compression",
+  "--warnings-as-errors",
+  "-h",
+  "--help",
 ])
 
-/**
- * Flags that point kubectl at another cluster, identity or credential, or make it write files:
- * the read-only allowlist was granted for the configured cluster and identity only.
- */
-const TARGET_FLAGS = [
-  "--kubeconfig",
-  "--context",
-  "--cluster",
-  "--user",
-  "--token",
-  "--as",
-  "--as-group",
-  "--as-uid",
-  "-s",
-  "--server",
-  "--username",
-  "--password",
-  "--client-certificate",
-  "--client-key",
-  "--certificate-authority",
-  "--insecure-skip-tls-verify",
-  "--tls-server-name",
-  "--raw",
-  "--cache-dir",
-  "--log-file",
-  "--profile-output",
-  "-v",
-  "--v",
-  "--vmodule",
-  "--log-dir",
-  "--kustomize",
-  "-k",
-  "--filename",
-  "--template",
-]
+type SubFlags = { value?: string[]; flag?: string[]; short?: string; shortValue?: string }
 
-/** Read-only subcommands. `logs -f` only follows (a timeout ends it); `-f` elsewhere reads a file. */
-const READ_ONLY = new Set([
+const LIST: SubFlags = {
+  value: [
+    "output",
+    "selector",
+    "field-selector",
+    "sort-by",
+    "label-columns",
+    "chunk-size",
+    "output-watch-events",
+    "template",
+    "subresource",
+    "raw",
+    "filename",
+    "kustomize",
+  ],
+  flag: [
+    "all-namespaces",
+    "watch",
+    "watch-only",
+    "show-labels",
+    "no-headers",
+    "ignore-not-found",
+    "recursive",
+    "show-kind",
+    "server-print",
+    "show-managed-fields",
+    "allow-missing-template-keys",
+  ],
+  short: "AwR",
+  shortValue: "olLfk",
+}
+
+const SUBCOMMANDS: Record<string, SubFlags> = {
+  get: LIST,
+  describe: {
+    value: ["selector", "chunk-size", "filename", "kustomize"],
+    flag: ["all-namespaces", "recursive", "show-events"],
+    short: "AR",
+    shortValue: "lfk",
+  },
+  logs: {
+    value: [
+      "container",
+      "since",
+      "since-time",
+      "tail",
+      "limit-bytes",
+      "max-log-requests",
+      "pod-running-timeout",
+      "selector",
+    ],
+    flag: ["all-pods", "prefix", "timestamps", "ignore-errors", "follow", "previous", "all-containers"],
+    short: "fp",
+    shortValue: "cl",
+  },
+  top: {
+    value: ["selector", "sort-by", "field-selector"],
+    flag: ["all-namespaces", "use-protocol-buffers", "show-capacity", "containers", "no-headers", "sum"],
+    short: "A",
+    shortValue: "l",
+  },
+  events: {
+    value: ["for", "types", "output", "chunk-size", "template"],
+    flag: ["all-namespaces", "watch", "no-headers", "show-managed-fields", "allow-missing-template-keys"],
+    short: "Aw",
+    shortValue: "o",
+  },
+  explain: { value: ["api-version", "output"], flag: ["recursive"] },
+  "api-resources": {
+    value: ["api-group", "verbs", "output", "sort-by", "categories"],
+    flag: ["namespaced", "no-headers", "cached"],
+    shortValue: "o",
+  },
+  "api-versions": {},
+  version: { value: ["output"], flag: ["client"], shortValue: "o" },
+  "cluster-info": {},
+  auth: {
+    value: ["subresource", "output"],
+    flag: ["all-namespaces", "list", "no-headers", "quiet"],
+    short: "Aq",
+    shortValue: "o",
+  },
+  config: { value: ["output"], flag: ["no-headers", "raw", "flatten", "minify"], shortValue: "o" },
+}
+
+const GLOBAL_FLAGS: SubFlags = { value: GLOBAL_VALUE, flag: GLOBAL_FLAG, short: "h", shortValue: "nsv" }
+const GLOBAL_SPEC: OptionSpec = spec(GLOBAL_FLAGS)
+
+function spec(...parts: SubFlags[]): OptionSpec {
+  const long = (names: string[] | undefined) => (names ?? []).map((n) => `--${n}`)
+  return {
+    pflag: true,
+    shortFlag: parts.map((p) => p.short ?? "").join(""),
+    shortValue: parts.map((p) => p.shortValue ?? "").join(""),
+    longValue: parts.flatMap((p) => long(p.value)),
+    longFlag: parts.flatMap((p) => long(p.flag)),
+  }
+}
+
+const SECRET_READERS = new Set([
   "get",
   "describe",
-  "logs",
-  "top",
-  "events",
-  "explain",
-  "api-resources",
-  "api-versions",
-  "version",
-  "cluster-info",
-  "auth",
-  "config",
-])
-
-/** Mutations and interactive access: a human decides. */
-const MUTATING = new Set([
-  "exec",
-  "cp",
-  "port-forward",
-  "attach",
-  "debug",
-  "delete",
-  "apply",
   "edit",
   "patch",
-  "scale",
-  "drain",
-  "cordon",
-  "uncordon",
-  "run",
-  "create",
-  "replace",
-  "set",
   "label",
   "annotate",
-  "taint",
-  "rollout",
-  "expose",
-  "autoscale",
-  "proxy",
-  "certificate",
-  "wait",
-  "kustomize",
-  "plugin",
-  "diff",
+  "create",
+  "apply",
+  "replace",
 ])
 
-export function classifyKubectl(args: readonly string[]): Verdict {
-  const positional = positionals(args)
-  const [sub, ...rest] = positional
-  if (sub === undefined) return approve("kubectl without a subcommand")
-  const checks: Verdict[] = []
-  const flag = args.find(
-    (a) => TARGET_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)) || /[svk]/.test(shorthands(a)),
-  )
-  if (flag)
-    checks.push(approve(`kubectl ${flag.split("=")[0]} changes the target cluster, identity or output files`))
+/** Subcommands that change the cluster or open access into it. */
+const MUTATING = new Set(
+  (
+    "cp port-forward attach debug delete apply edit patch scale drain cordon uncordon run create replace set " +
+    "label annotate taint rollout expose autoscale proxy certificate wait kustomize plugin diff"
+  ).split(" "),
+)
 
-  // `kubectl exec` gives the model a shell in a container: refused outright.
-  if (sub === "exec") return deny("kubectl exec runs commands inside containers")
-  if (sub === "delete" && rest.some((r) => isResource(r, NAMESPACE)))
-    return deny("kubectl delete namespace destroys everything in it")
-  // Secret data: `get secret -o yaml`, `describe secrets`, `get all,secrets`, `get secret/x`.
-  if (
-    ["get", "describe", "edit", "patch", "label", "annotate", "create", "apply", "replace"].includes(sub) &&
-    rest.some((r) => isResource(r, SECRET))
-  ) {
-    return deny(`kubectl ${sub} of secrets exposes credentials`)
-  }
-  if (args.includes("--raw") && args.some((a) => /\/secrets\b/.test(a)))
-    return deny("kubectl --raw of secrets exposes credentials")
-  if (sub === "config") return worst(...checks, classifyConfig(args))
-  if (MUTATING.has(sub))
-    return worst(...checks, approve(`kubectl ${sub} changes the cluster or opens access to it`))
-  if (!READ_ONLY.has(sub))
-    return worst(...checks, approve(`kubectl ${sub} is not on the read-only allowlist`))
+export function classifyKubectl(args: readonly string[]): Verdict {
+  const outer = scanOptions(args, { ...GLOBAL_SPEC, ...mergeAll() })
+  if (!outer.ok) return unknownFlag(args, outer.reason)
+  const [sub, ...rest] = outer.operands
+  if (sub === undefined) return approve("kubectl without a subcommand")
+  const hard = hardDeny(sub, rest, outer.options, args)
+  if (hard) return hard
+  if (MUTATING.has(sub)) return approve(`kubectl ${sub} changes the cluster or opens access to it`)
+  const flags = SUBCOMMANDS[sub]
+  if (!flags) return approve(`kubectl ${sub} is not on the read-only allowlist`)
+  const scan = scanOptions(args, spec(GLOBAL_FLAGS, flags))
+  if (!scan.ok) return approve(`kubectl ${sub}: ${scan.reason}`)
+  const risky = scan.options.find((o) => isGlobal(o.name) && !GLOBAL_SAFE.has(o.name))
+  const checks: Verdict[] = []
+  if (risky)
+    checks.push(approve(`kubectl ${risky.name} changes the target cluster, identity or writes files`))
+  for (const option of scan.options) checks.push(optionVerdict(sub, option))
   if (sub === "auth" && rest[0] !== "can-i" && rest[0] !== "whoami")
-    return worst(...checks, approve(`kubectl auth ${rest[0] ?? ""} is not read-only`))
+    checks.push(approve(`kubectl auth ${rest[0] ?? ""} is not read-only`))
   if (sub === "cluster-info" && rest[0] === "dump")
-    return worst(...checks, approve("kubectl cluster-info dump can write files"))
-  // -f is a file to read everywhere but in `logs`, where it means follow.
-  if (sub !== "logs" && args.some((a) => shorthands(a).includes("f"))) {
-    return worst(...checks, approve("kubectl -f reads manifests from files or URLs"))
-  }
-  const output = outputFormat(args)
-  if (output && /file/.test(output))
-    return worst(...checks, approve("kubectl -o …-file reads a template file"))
+    checks.push(approve("kubectl cluster-info dump can write files"))
+  if (sub === "config") checks.push(classifyConfig(rest[0]))
   return worst(allow(`kubectl ${sub} is read-only`), ...checks)
 }
 
-function classifyConfig(args: readonly string[]): Verdict {
-  const positional = positionals(args)
-  const action = positional[1]
-  if (action === "view") {
-    // --raw and --flatten print client keys and tokens that plain `view` redacts.
-    if (
-      args.some(
-        (a) => a === "--raw" || a.startsWith("--raw=") || a === "--flatten" || a.startsWith("--flatten="),
-      )
-    ) {
-      return deny("kubectl config view --raw prints kubeconfig credentials")
-    }
-    return approve("kubectl config view shows cluster endpoints and users")
+/** Every flag any subcommand knows, so the first scan can set their values aside. */
+function mergeAll(): OptionSpec {
+  const all = spec(...Object.values(SUBCOMMANDS))
+  const global = GLOBAL_SPEC
+  return {
+    shortFlag: `${global.shortFlag}${all.shortFlag}`,
+    shortValue: `${global.shortValue}${all.shortValue}`,
+    longValue: [...(global.longValue ?? []), ...(all.longValue ?? [])],
+    longFlag: [...(global.longFlag ?? []), ...(all.longFlag ?? [])],
   }
+}
+
+function isGlobal(name: string): boolean {
+  return ["-n", "-s", "-v", "-h"].includes(name) || [...GLOBAL_VALUE, ...GLOBAL_FLAG].includes(name.slice(2))
+}
+
+function optionVerdict(sub: string, option: ScannedOption): Verdict {
+  const { name, value = "" } = option
+  if (name === "-f" && sub === "logs") return allow()
+  if (name === "-f" || name === "--filename" || name === "-k" || name === "--kustomize")
+    return approve(`kubectl ${name} reads manifests from files or URLs`)
+  if (name === "--raw") return approve("kubectl --raw sends any request to the API server")
+  if ((name === "-o" || name === "--output") && /file/i.test(value))
+    return approve("kubectl -o …-file reads a template file")
+  return allow()
+}
+
+/** Forms refused even with approval: a shell in a container, secrets, the namespace wipe. */
+function hardDeny(
+  sub: string,
+  rest: readonly string[],
+  options: readonly ScannedOption[],
+  args: readonly string[],
+): Verdict | undefined {
+  if (sub === "exec") return deny("kubectl exec runs commands inside containers")
+  if (sub === "delete" && rest.some((r) => isResource(r, NAMESPACE)))
+    return deny("kubectl delete namespace destroys everything in it")
+  if (SECRET_READERS.has(sub) && rest.some((r) => isResource(r, SECRET)))
+    return deny(`kubectl ${sub} of secrets exposes credentials`)
+  const raw = options.find((o) => o.name === "--raw")
+  if (raw && /\/secrets\b/i.test(raw.value ?? "")) return deny("kubectl --raw of secrets exposes credentials")
+  if (sub === "config" && rest[0] === "view" && args.some((a) => /^--(raw|flatten)(=|$)/.test(a)))
+    return deny("kubectl config view --raw prints kubeconfig credentials")
+  return undefined
+}
+
+/**
+ * A flag dupin does not know: kubectl would stop there, but where the subcommand is cannot be
+ * told, so the deny forms are looked for in every word.
+ */
+function unknownFlag(args: readonly string[], reason: string): Verdict {
+  const words = args.filter((a) => !a.startsWith("-"))
+  for (let i = 0; i < words.length; i++) {
+    const hard = hardDeny(words[i]!, words.slice(i + 1), [], args)
+    if (hard) return hard
+  }
+  if (args.some((a) => /^--raw(=|$)/.test(a) && /\/secrets\b/i.test(args.join(" "))))
+    return deny("kubectl --raw of secrets exposes credentials")
+  return approve(`kubectl: ${reason}`)
+}
+
+function classifyConfig(action: string | undefined): Verdict {
+  if (action === "view") return approve("kubectl config view shows cluster endpoints and users")
   if (action === "get-contexts" || action === "current-context" || action === "get-clusters")
     return allow("kubectl config read")
   return approve(`kubectl config ${action ?? ""} changes the kubeconfig`)
 }
 
-/** Words that are not flags or flag values. */
-function positionals(args: readonly string[]): string[] {
-  const result: string[] = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--") {
-      result.push(...args.slice(i + 1))
-      break
-    }
-    if (arg.startsWith("-")) {
-      if (VALUE_FLAGS.has(arg) || TARGET_FLAGS.includes(arg)) i++
-      continue
-    }
-    result.push(arg)
-  }
-  return result
-}
-
-/**
- * The shorthands in a pflag group (`-it`, `-Aoyaml`, `-sURL`): letters up to and including the
- * first one that takes a value, since the rest of the word is that value.
- */
-function shorthands(arg: string): string {
-  if (!/^-[A-Za-z]/.test(arg)) return ""
-  let result = ""
-  for (const c of arg.slice(1)) {
-    result += c
-    if ("nolcLskvf".includes(c)) break
-  }
-  return result
-}
-
-function outputFormat(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "-o" || arg === "--output") return args[i + 1]
-    if (arg.startsWith("--output=")) return arg.slice(9)
-    if (/^-o./.test(arg)) return arg.slice(2).replace(/^=/, "")
-  }
-  return undefined
+/** The command `kubectl run/debug … -- CMD` runs in the container, for the policy to classify. */
+export function kubectlInnerCommand(args: readonly string[]): string[] | undefined {
+  const dash = args.indexOf("--")
+  if (dash === -1) return undefined
+  const head = scanOptions(args.slice(0, dash), { ...GLOBAL_SPEC, ...mergeAll() })
+  const sub = head.ok ? head.operands[0] : args.find((a) => !a.startsWith("-"))
+  return sub === "run" || sub === "debug" ? args.slice(dash + 1) : undefined
 }
 
 const SECRET = new Set(["secret", "secrets"])

@@ -1,99 +1,265 @@
+import { type OptionSpec, scanOptions } from "../options.ts"
+import { getopt } from "./program.ts"
+
 /**
  * Programs that run another program given in their arguments (`sudo rm -rf /`, `xargs rm -r`,
- * `timeout 5 kubectl exec …`). The policy classifies the inner command as well, so a wrapper can
- * never launder a denied command; the wrapper itself always needs approval.
+ * `timeout 5 kubectl exec …`, `watch 'cmd'`, `flock f -c 'cmd'`). Each one's options are scanned
+ * by its own grammar to find where the inner command starts, and whether it is an argv or a
+ * shell script; the policy classifies that command as well, so a wrapper can never launder a
+ * denied command, and the wrapper itself always needs approval.
  */
+export type Inner =
+  /** The inner argv; `appendable`: the input adds arguments to it (xargs). */
+  | { kind: "argv"; argv: string[]; appendable?: boolean }
+  /** A shell script, as `sh -c` would run it. */
+  | { kind: "script"; script: string }
+  /** Nothing runs inside (or only an interactive shell). */
+  | { kind: "none" }
+  /** The options could not be read: any suffix of the arguments may be the command. */
+  | { kind: "unknown"; args: readonly string[] }
+
 type WrapperSpec = {
-  /** Options whose value is the next word when given separately. */
-  valueOptions: string[]
-  /** Positional words before the command (timeout's duration, chrt's priority). */
-  leading: number
+  options: OptionSpec
+  /** Operands before the command (timeout's duration, chroot's new root, flock's lock file). */
+  leading?: number
+  /** The inner command from the scan; default: the operands after `leading`. */
+  inner?: (operands: string[], options: Array<{ name: string; value: string | undefined }>) => Inner
 }
+
+const argv = (words: string[]): Inner => (words.length > 0 ? { kind: "argv", argv: words } : { kind: "none" })
+const POSIX = { stopAtOperand: true }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
   sudo: {
-    valueOptions: [
-      "-u",
-      "-g",
-      "-C",
-      "-D",
-      "-h",
-      "-p",
-      "-r",
-      "-t",
-      "-U",
-      "-T",
-      "--user",
-      "--group",
-      "--chdir",
-      "--prompt",
-    ],
-    leading: 0,
+    options: getopt(
+      "AbEeHiKklnPSsVvu:g:C:D:h::p:r:t:U:T:R:",
+      [
+        "askpass",
+        "background",
+        "preserve-env?",
+        "edit",
+        "set-home",
+        "login",
+        "remove-timestamp",
+        "reset-timestamp",
+        "list",
+        "non-interactive",
+        "preserve-groups",
+        "stdin",
+        "shell",
+        "validate",
+        "user=",
+        "group=",
+        "close-from=",
+        "chdir=",
+        "host=",
+        "prompt=",
+        "role=",
+        "type=",
+        "other-user=",
+        "command-timeout=",
+        "chroot=",
+      ],
+      POSIX,
+    ),
   },
-  doas: { valueOptions: ["-u", "-C"], leading: 0 },
+  doas: { options: getopt("nsu:C:", [], { ...POSIX, abbreviations: false }) },
   xargs: {
-    valueOptions: [
-      "-a",
-      "-d",
-      "-E",
-      "-I",
-      "-L",
-      "-n",
-      "-P",
-      "-s",
-      "--arg-file",
-      "--delimiter",
-      "--max-args",
-      "--max-procs",
-      "--max-chars",
-    ],
-    leading: 0,
+    options: getopt(
+      "0a:d:E:e::I:i::L:l::n:oP:prs:tx",
+      [
+        "null",
+        "arg-file=",
+        "delimiter=",
+        "eof?",
+        "replace?",
+        "max-lines?",
+        "max-args=",
+        "open-tty",
+        "max-procs=",
+        "interactive",
+        "process-slot-var=",
+        "no-run-if-empty",
+        "max-chars=",
+        "show-limits",
+        "verbose",
+        "exit",
+      ],
+      POSIX,
+    ),
+    // xargs alone runs echo; whatever it runs, the input appends arguments.
+    inner: (operands) => ({
+      kind: "argv",
+      argv: operands.length > 0 ? operands : ["echo"],
+      appendable: true,
+    }),
   },
-  timeout: { valueOptions: ["-s", "-k", "--signal", "--kill-after"], leading: 1 },
-  nice: { valueOptions: ["-n", "--adjustment"], leading: 0 },
-  ionice: { valueOptions: ["-c", "-n", "-p", "--class", "--classdata"], leading: 0 },
-  stdbuf: { valueOptions: ["-i", "-o", "-e"], leading: 0 },
-  nohup: { valueOptions: [], leading: 0 },
-  setsid: { valueOptions: [], leading: 0 },
-  time: { valueOptions: ["-f", "-o", "--format", "--output"], leading: 0 },
-  chrt: { valueOptions: [], leading: 1 },
-  taskset: { valueOptions: [], leading: 1 },
-  watch: { valueOptions: ["-n", "--interval", "-d"], leading: 0 },
+  timeout: {
+    options: getopt("k:s:v", ["preserve-status", "foreground", "kill-after=", "signal=", "verbose"], POSIX),
+    leading: 1,
+  },
+  nice: { options: getopt("n:", ["adjustment="], POSIX) },
+  ionice: {
+    options: getopt("c:n:p:P:tu:", ["class=", "classdata=", "pid=", "pgid=", "ignore", "uid="], POSIX),
+  },
+  stdbuf: { options: getopt("i:o:e:", ["input=", "output=", "error="], POSIX) },
+  nohup: { options: getopt("", [], POSIX) },
+  setsid: { options: getopt("cfw", ["ctty", "fork", "wait"], POSIX) },
+  time: {
+    options: getopt("af:o:pqv", ["append", "format=", "output=", "portability", "quiet", "verbose"], POSIX),
+  },
+  chrt: { options: getopt("abdefiopRrT:P:D:mv", [], POSIX), leading: 1 },
+  taskset: { options: getopt("acp", ["all-tasks", "cpu-list", "pid"], POSIX), leading: 1 },
+  chroot: { options: getopt("", ["groups=", "userspec=", "skip-chdir"], POSIX), leading: 1 },
+  unshare: {
+    options: getopt(
+      "m::u::i::n::p::U::C::T::frcR:w:S:G:",
+      [
+        "mount?",
+        "uts?",
+        "ipc?",
+        "net?",
+        "pid?",
+        "user?",
+        "cgroup?",
+        "time?",
+        "fork",
+        "map-user=",
+        "map-group=",
+        "map-root-user",
+        "map-current-user",
+        "map-auto",
+        "map-users=",
+        "map-groups=",
+        "kill-child?",
+        "mount-proc?",
+        "propagation=",
+        "setgroups=",
+        "keep-caps",
+        "root=",
+        "wd=",
+        "setuid=",
+        "setgid=",
+        "monotonic=",
+        "boottime=",
+      ],
+      POSIX,
+    ),
+  },
+  nsenter: {
+    options: getopt(
+      "at:m::u::i::n::p::C::U::T::S:G:r::w::FZ",
+      [
+        "all",
+        "target=",
+        "mount?",
+        "uts?",
+        "ipc?",
+        "net?",
+        "pid?",
+        "cgroup?",
+        "user?",
+        "time?",
+        "setuid=",
+        "setgid=",
+        "preserve-credentials",
+        "root?",
+        "wd?",
+        "wdns=",
+        "no-fork",
+        "follow-context",
+      ],
+      POSIX,
+    ),
+  },
+  runuser: { options: getopt("u:g:G:lmpfs:c:", ["user=", "group=", "login", "command="], POSIX) },
+  flock: {
+    options: getopt(
+      "sxunw:E:oFc:",
+      [
+        "shared",
+        "exclusive",
+        "unlock",
+        "nonblock",
+        "timeout=",
+        "conflict-exit-code=",
+        "close",
+        "no-fork",
+        "verbose",
+        "command=",
+      ],
+      POSIX,
+    ),
+    // `flock FILE -c 'cmd'` or `flock -c 'cmd' FILE` run a shell; `flock FILE cmd…` an argv.
+    inner: (operands, options) => {
+      const command = options.find((o) => o.name === "-c" || o.name === "--command")?.value
+      if (command !== undefined) return { kind: "script", script: command }
+      const [, first, second] = operands
+      if (first === "-c" || first === "--command") return { kind: "script", script: second ?? "" }
+      return argv(operands.slice(1))
+    },
+  },
+  // watch hands its joined arguments to `sh -c` unless -x.
+  watch: {
+    options: getopt(
+      "bcd::eghn:pqtvwx",
+      [
+        "beep",
+        "color",
+        "no-color",
+        "differences?",
+        "errexit",
+        "chgexit",
+        "equexit=",
+        "interval=",
+        "precise",
+        "no-title",
+        "no-wrap",
+        "exec",
+      ],
+      POSIX,
+    ),
+    inner: (operands, options) =>
+      options.some((o) => o.name === "-x" || o.name === "--exec")
+        ? argv(operands)
+        : { kind: "script", script: operands.join(" ") },
+  },
   strace: {
-    valueOptions: ["-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-O", "-S", "-X"],
-    leading: 0,
+    options: getopt("AbcCdDfFhiknqrtTvVwxyYzZa:b:e:E:I:o:O:p:P:s:S:u:U:X:", [], {
+      ...POSIX,
+      abbreviations: false,
+    }),
   },
-  ltrace: { valueOptions: ["-o", "-e", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l"], leading: 0 },
-  chroot: { valueOptions: ["--userspec", "--groups"], leading: 1 },
-  nsenter: { valueOptions: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"], leading: 0 },
-  unshare: { valueOptions: [], leading: 0 },
-  runuser: { valueOptions: ["-u", "-g", "-G", "--user", "--group"], leading: 0 },
-  flock: { valueOptions: ["-w", "-E", "--timeout", "--conflict-exit-code"], leading: 1 },
-  busybox: { valueOptions: [], leading: 0 },
-  command: { valueOptions: [], leading: 0 },
-  builtin: { valueOptions: [], leading: 0 },
-  exec: { valueOptions: ["-a"], leading: 0 },
+  ltrace: {
+    options: getopt("bcCfhiLrStTVa:A:D:e:F:l:n:o:p:s:u:w:x:", [], { ...POSIX, abbreviations: false }),
+  },
+  pidstat: {
+    options: getopt("dHhIlRrstU::uVvwC:G:p:T:", ["dec=", "human"], { abbreviations: false }),
+    inner: () => ({ kind: "none" }),
+  },
+  busybox: { options: getopt("", [], POSIX) },
+  command: { options: getopt("pvV", [], { ...POSIX, abbreviations: false }) },
+  builtin: { options: getopt("", [], POSIX) },
+  exec: { options: getopt("cla:", [], { ...POSIX, abbreviations: false }) },
 }
 
 export function isWrapper(name: string): boolean {
   return Object.hasOwn(WRAPPERS, name)
 }
 
-/** The wrapped argv, or an empty array when there is none (xargs alone runs `echo`). */
-export function wrappedCommand(name: string, args: readonly string[]): string[] {
-  const spec = WRAPPERS[name]
-  if (!spec) return []
-  let i = 0
-  for (; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--") {
-      i++
-      break
-    }
-    if (!arg.startsWith("-") || arg === "-") break
-    if (spec.valueOptions.includes(arg)) i++
+/** What `name args…` runs inside, by the wrapper's own option grammar. */
+export function wrappedCommand(name: string, args: readonly string[]): Inner {
+  // pidstat runs a program only with -e; everything after -e is that program.
+  if (name === "pidstat") {
+    const e = args.indexOf("-e")
+    return e === -1 ? { kind: "none" } : argv(args.slice(e + 1))
   }
-  return args.slice(i + spec.leading)
+  const spec = WRAPPERS[name]
+  if (!spec) return { kind: "none" }
+  const scan = scanOptions(args, spec.options)
+  if (!scan.ok) return { kind: "unknown", args }
+  if (spec.inner) return spec.inner(scan.operands, scan.options)
+  return argv(scan.operands.slice(spec.leading ?? 0))
 }
 
 /** Shells: the script after `-c` is parsed and classified like a command of its own. */
@@ -139,8 +305,31 @@ export const INTERPRETERS = new Set([
   "gdb",
 ])
 
-/** The `-c` script of a shell invocation, if any (`bash -lc 'x'`, `sh -c x`). */
-export function shellScript(args: readonly string[]): string | undefined {
-  const index = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a))
-  return index === -1 ? undefined : args[index + 1]
+/**
+ * The script a shell runs: `-c` may be grouped (`-lc`, `-ec`) and the script is the first
+ * operand after the options (`bash -c -- 'cmd'`, `bash -c -x 'cmd'`). `su -c CMD` takes it as
+ * the option's value. Undefined when the shell reads a script file or stdin.
+ */
+export function shellScript(name: string, args: readonly string[]): string | undefined {
+  if (name === "su") {
+    const at = args.findIndex((a) => a === "-c" || a === "--command" || a.startsWith("--command="))
+    if (at === -1) return undefined
+    return args[at]!.startsWith("--command=") ? args[at]!.slice(10) : args[at + 1]
+  }
+  let hasC = false
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--" || arg === "-") return hasC ? args[i + 1] : undefined
+    if (/^[-+]o$/.test(arg) || arg === "-O" || arg === "+O" || arg === "--rcfile" || arg === "--init-file") {
+      i++
+      continue
+    }
+    if (/^[-+][A-Za-z]+$/.test(arg)) {
+      if (arg.startsWith("-") && arg.includes("c")) hasC = true
+      continue
+    }
+    if (arg.startsWith("--")) continue
+    return hasC ? arg : undefined
+  }
+  return undefined
 }

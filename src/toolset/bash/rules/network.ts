@@ -1,0 +1,161 @@
+import { allow, approve, type Verdict } from "../verdict.ts"
+import { getopt, type ProgramRule } from "./program.ts"
+
+/** Sockets, interfaces and open files: listing them is read-only, killing or reconfiguring is not. */
+export const NETWORK: Record<string, ProgramRule> = {
+  ss: {
+    options: getopt("hVnraloemipTisbEZzN:460tMSudwxf:KHOA:D:F:", [
+      "help",
+      "version",
+      "numeric",
+      "resolve",
+      "all",
+      "listening",
+      "options",
+      "extended",
+      "memory",
+      "processes",
+      "threads",
+      "info",
+      "tipcinfo",
+      "summary",
+      "tos",
+      "cgroup",
+      "bpf",
+      "events",
+      "context",
+      "contexts",
+      "net=",
+      "ipv4",
+      "ipv6",
+      "packet",
+      "tcp",
+      "mptcp",
+      "sctp",
+      "udp",
+      "dccp",
+      "raw",
+      "unix",
+      "tipc",
+      "vsock",
+      "xdp",
+      "family=",
+      "kill",
+      "no-header",
+      "oneline",
+      "inet-sockopt",
+      "query=",
+      "socket=",
+      "diag=",
+      "filter=",
+      "bpf-maps",
+      "bpf-map-id=",
+    ]),
+    ask: {
+      "-K": "kills sockets",
+      "--kill": "kills sockets",
+      "-D": "writes a diagnostic dump to a file",
+      "--diag": "writes a diagnostic dump to a file",
+      "-F": "reads its filter from a file",
+      "--filter": "reads its filter from a file",
+    },
+  },
+  netstat: {
+    options: getopt("rigsMvWnNepoclaFCZ46tuwxA:", [
+      "version",
+      "help",
+      "route",
+      "interfaces",
+      "groups",
+      "statistics",
+      "masquerade",
+      "verbose",
+      "wide",
+      "numeric",
+      "numeric-hosts",
+      "numeric-ports",
+      "numeric-users",
+      "symbolic",
+      "extend",
+      "programs",
+      "timers",
+      "continuous",
+      "listening",
+      "all",
+      "fib",
+      "cache",
+      "context",
+      "tcp",
+      "udp",
+      "udplite",
+      "sctp",
+      "raw",
+      "unix",
+      "protocol=",
+    ]),
+    operands: (operands) => (operands.length > 0 ? approve("netstat takes no operands") : undefined),
+  },
+}
+
+const IP_OBJECTS = new Set([
+  "a",
+  "addr",
+  "address",
+  "r",
+  "ro",
+  "route",
+  "l",
+  "link",
+  "n",
+  "neigh",
+  "neighbor",
+  "neighbour",
+  "ru",
+  "rule",
+  "maddr",
+  "maddress",
+])
+const IP_COMMANDS = new Set(["show", "list", "lst", "ls", "get"])
+/** iproute2 matches its options by prefix in a fixed order; only these exact spellings are known to be reads. */
+const IP_FLAGS =
+  /^-(4|6|s|stats|statistics|d|details|j|json|p|pretty|br|brief|c|color|o|oneline|h|human|r|resolve)$/
+
+export function classifyIp(args: readonly string[]): Verdict {
+  let i = 0
+  for (; i < args.length && args[i]!.startsWith("-"); i++) {
+    const option = args[i]!
+    if (/^-(n|netns)$/.test(option)) i++
+    else if (!IP_FLAGS.test(option)) {
+      return approve(`ip ${option} is not known to be read-only (-batch runs commands from a file)`)
+    }
+  }
+  const [object, command] = args.slice(i)
+  if (object === undefined || !IP_OBJECTS.has(object))
+    return approve(`ip ${object ?? ""} is not on the read-only allowlist`)
+  if (command !== undefined && !IP_COMMANDS.has(command) && !/^(dev|to|from|table|scope|up)$/.test(command)) {
+    return approve(`ip ${object} ${command} changes the network`)
+  }
+  return allow(`ip ${object} show`)
+}
+
+/**
+ * lsof has its own option syntax (`+D dir`, `-i:80`, `-nP`). `-D` writes a device cache, `-k`
+ * and `-m` read other kernel files: they ask. The rest only lists.
+ */
+const LSOF_FLAGS = /^-[abhlnNoOPRtUvVwXxKMlSTZ]+$/
+const LSOF_ATTACHED = /^-(i.*|F.*|s.*|T.*|r\d*|E|f)$|^\+(r\d*|f|L\d*|c\d+|w|E|M)$/
+const LSOF_VALUE = new Set(["-c", "-d", "-g", "-p", "-u", "+d", "+D", "-e"])
+
+export function classifyLsof(args: readonly string[]): Verdict {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") break
+    if (LSOF_VALUE.has(arg)) {
+      i++
+      continue
+    }
+    if (!/^[-+]/.test(arg) || LSOF_FLAGS.test(arg) || LSOF_ATTACHED.test(arg)) continue
+    return approve(`lsof ${arg} is not known to be read-only (-D writes a cache, -k/-m read kernel files)`)
+  }
+  return allow("lsof lists open files")
+}

@@ -1,0 +1,258 @@
+import { allow, approve, deny, type Verdict } from "../verdict.ts"
+import { getopt, operandsLike, type ProgramRule } from "./program.ts"
+
+/**
+ * Programs that read or list the files they are given. Reading an ordinary file is a read: the
+ * policy has already refused every argument that names a credential (resolved as the kernel
+ * resolves it), so what is left here is the grammar. Options that take their input from a list
+ * in a file (and echo it) or write ask.
+ */
+const FROM_FILE = "takes file names from a file"
+
+const checksum: ProgramRule = {
+  options: getopt("bctwz", [
+    "binary",
+    "check",
+    "tag",
+    "text",
+    "zero",
+    "ignore-missing",
+    "quiet",
+    "status",
+    "strict",
+    "warn",
+    "help",
+    "version",
+  ]),
+  ask: { "-c": "echoes the lines of a checksum file", "--check": "echoes the lines of a checksum file" },
+}
+
+export const READERS: Record<string, ProgramRule> = {
+  cat: {
+    options: getopt("AbeEnstTuv", [
+      "show-all",
+      "number-nonblank",
+      "show-ends",
+      "number",
+      "squeeze-blank",
+      "show-tabs",
+      "show-nonprinting",
+      "help",
+      "version",
+    ]),
+  },
+  ls: {
+    options: getopt("aAbBcCdDfFgGhHiI:klLmnNopqQrRsStT:uUvw:xXZ1", [
+      "all",
+      "almost-all",
+      "author",
+      "escape",
+      "block-size=",
+      "ignore-backups",
+      "color?",
+      "colour?",
+      "directory",
+      "dired",
+      "classify?",
+      "file-type",
+      "format=",
+      "full-time",
+      "group-directories-first",
+      "no-group",
+      "human-readable",
+      "si",
+      "dereference-command-line",
+      "dereference-command-line-symlink-to-dir",
+      "hide=",
+      "hyperlink?",
+      "indicator-style=",
+      "inode",
+      "ignore=",
+      "kibibytes",
+      "dereference",
+      "numeric-uid-gid",
+      "literal",
+      "hide-control-chars",
+      "show-control-chars",
+      "quote-name",
+      "quoting-style=",
+      "reverse",
+      "recursive",
+      "size",
+      "sort=",
+      "time=",
+      "time-style=",
+      "tabsize=",
+      "width=",
+      "context",
+      "zero",
+      "help",
+      "version",
+    ]),
+  },
+  stat: {
+    options: getopt("Lfc:t", [
+      "dereference",
+      "file-system",
+      "cached=",
+      "format=",
+      "printf=",
+      "terse",
+      "help",
+      "version",
+    ]),
+  },
+  du: {
+    options: getopt("0abB:cDd:HhkLlmPSst:xX:", [
+      "null",
+      "all",
+      "apparent-size",
+      "block-size=",
+      "bytes",
+      "total",
+      "dereference-args",
+      "max-depth=",
+      "files0-from=",
+      "human-readable",
+      "inodes",
+      "dereference",
+      "count-links",
+      "no-dereference",
+      "separate-dirs",
+      "si",
+      "summarize",
+      "threshold=",
+      "time?",
+      "time-style=",
+      "exclude-from=",
+      "exclude=",
+      "one-file-system",
+      "help",
+      "version",
+    ]),
+    ask: {
+      "--files0-from": FROM_FILE,
+      "-X": "reads patterns from a file",
+      "--exclude-from": "reads patterns from a file",
+    },
+  },
+  df: {
+    options: getopt("aB:hHiklPt:Tx:v", [
+      "all",
+      "block-size=",
+      "human-readable",
+      "si",
+      "inodes",
+      "local",
+      "no-sync",
+      "output?",
+      "portability",
+      "sync",
+      "total",
+      "type=",
+      "print-type",
+      "exclude-type=",
+      "help",
+      "version",
+    ]),
+  },
+  file: {
+    options: getopt("bcCdEe:F:f:hiklLm:nNp0P:rsSvzZ", [
+      "help",
+      "version",
+      "magic-file=",
+      "uncompress",
+      "uncompress-noreport",
+      "brief",
+      "checking-printout",
+      "exclude=",
+      "exclude-quiet=",
+      "files-from=",
+      "separator=",
+      "mime",
+      "mime-type",
+      "mime-encoding",
+      "apple",
+      "extension",
+      "keep-going",
+      "list",
+      "dereference",
+      "no-dereference",
+      "no-buffer",
+      "no-pad",
+      "print0",
+      "preserve-date",
+      "parameter=",
+      "raw",
+      "special-files",
+      "no-sandbox",
+      "compile",
+      "debug",
+    ]),
+    ask: Object.fromEntries([
+      ["-m", "loads other magic files"],
+      ["--magic-file", "loads other magic files"],
+      ["-C", "writes a compiled magic file"],
+      ["--compile", "writes a compiled magic file"],
+      ["-f", FROM_FILE],
+      ["--files-from", FROM_FILE],
+      ["-p", "changes access times back"],
+      ["--preserve-date", "changes access times back"],
+      ["-z", "runs decompressors"],
+      ["-Z", "runs decompressors"],
+      ["--uncompress", "runs decompressors"],
+      ["--uncompress-noreport", "runs decompressors"],
+      ["-S", "turns its sandbox off"],
+      ["--no-sandbox", "turns its sandbox off"],
+    ]),
+  },
+  seq: {
+    options: getopt("f:s:w", ["format=", "separator=", "equal-width", "help", "version"]),
+    operands: operandsLike(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "seq takes numbers"),
+  },
+  md5sum: checksum,
+  sha1sum: checksum,
+  sha256sum: checksum,
+  sha512sum: checksum,
+}
+
+/** find primaries that only test or print; -exec and friends run commands, -fprint* and -delete write. */
+const FIND_TESTS = new Set(
+  (
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -size " +
+    "-mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -used -user -group -uid -gid -nouser " +
+    "-nogroup -perm -links -inum -samefile -empty -readable -writable -executable -fstype -context " +
+    "-maxdepth -mindepth -xdev -mount -depth -follow -prune -print -print0 -printf -ls -true -false -not " +
+    "-a -and -o -or -quit -daystart -noleaf -regextype -ignore_readdir_race -noignore_readdir_race " +
+    "-warn -nowarn ! ( ) ,"
+  ).split(" "),
+)
+/** Primaries followed by one value word. */
+const FIND_VALUE = new Set(
+  (
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -size " +
+    "-mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -used -user -group -uid -gid -perm " +
+    "-links -inum -samefile -fstype -context -maxdepth -mindepth -printf -regextype"
+  ).split(" "),
+)
+const FIND_DENY = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/
+
+export function classifyFind(args: readonly string[]): Verdict {
+  const bad = args.find((a) => FIND_DENY.test(a))
+  if (bad) return deny(`find ${bad} runs commands or changes files`)
+  let i = 0
+  // Leading options: -H -L -P, -D debugopts, -Olevel.
+  for (; i < args.length && /^-[HLP]$|^-O\d$|^-D$/.test(args[i]!); i++) if (args[i] === "-D") i++
+  // Start points: everything up to the first word that starts an expression.
+  while (i < args.length && !/^[-!(),]/.test(args[i]!)) i++
+  for (; i < args.length; i++) {
+    const word = args[i]!
+    if (/^-newer[aBcmt][aBcmt]$/.test(word)) {
+      i++
+      continue
+    }
+    if (!FIND_TESTS.has(word)) return approve(`find ${word} is not known to be read-only`)
+    if (FIND_VALUE.has(word)) i++
+  }
+  return allow("find lists names")
+}
