@@ -146,7 +146,6 @@ export class CommandTemplate {
     const references = refs.map((ref, i) => {
       const context = contexts[i]!
       if (ref.value === undefined || context === "comment") return ""
-      checkValue(ref.name, ref.value, context, options)
       const why = evaluated.get(i)
       if (why !== undefined && !INTEGER.test(ref.value)) {
         throw new TemplateError(
@@ -154,6 +153,7 @@ export class CommandTemplate {
             "would evaluate it.",
         )
       }
+      checkValue(ref.name, ref.value, context, options)
       // One variable per distinct (name, value); a second value only comes from a `default`.
       const key = `${ref.name}\0${ref.value}`
       let variable = variables.get(key)

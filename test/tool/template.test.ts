@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: templates are shell text, where ${…} is shell syntax
 import { describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -90,13 +91,11 @@ describe("refused values", () => {
 describe("fail closed when quoting is unclear", () => {
   for (const template of [
     "echo `echo {{ v }}`",
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax under test
     "echo ${X:-{{ v }}}",
     "echo '{{ v }}",
     "case $X in a) echo {{ v }};; esac",
     "let n={{ v }}+1",
     "cat <<'EOF'\n{{ v }}\nEOF",
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax under test
     "echo ${{ v }}",
     "echo \\{{ v }}",
   ]) {
@@ -160,5 +159,156 @@ describe("structure", () => {
 
   test("whitespace control and jinja comments", () => {
     expect(new CommandTemplate("a {#- c -#} {%- if x -%} b {%- endif %}").render({ x: 1 }).display).toBe("ab")
+  })
+})
+
+/** Renders and, unless the template refuses the values, runs it; P is the attack's marker. */
+async function attempt(
+  template: string,
+  params: Record<string, unknown>,
+): Promise<{ refused: string | undefined; injected: boolean; output: string }> {
+  try {
+    return { refused: undefined, ...(await run(template, params)) }
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error
+    return { refused: error.message, injected: false, output: "" }
+  }
+}
+
+const ATTACK = "a[$(touch P)]"
+const asString = { parameterType: () => "string" }
+const asInteger = { parameterType: () => "integer" }
+
+describe("placeholders bash evaluates take integers only", () => {
+  // Each places {{ x }} where bash evaluates the value; the output is the template's for x = 2.
+  const contexts: Array<[string, string, string]> = [
+    ["for (( ))", "for ((i=0; i<{{ x }}; i++)); do printf %s $i; done", "01"],
+    ["if (( ))", "if (( {{ x }} > 1 )); then echo big; fi", "big\n"],
+    ["while (( ))", "while (( {{ x }} < 0 )); do :; done; echo ok", "ok\n"],
+    ["(( )) assignment", "(( y = {{ x }} * 3 )); echo $y", "6\n"],
+    ["$[ ]", "echo $[ {{ x }} + 1 ]", "3\n"],
+    ["$(( )) quoted", 'echo "$(( {{ x }} + 1 ))"', "3\n"],
+    ["$(( )) around $( )", "echo $(( $(echo {{ x }}) + 1 ))", "3\n"],
+    ["declare -i", "declare -i v={{ x }}; echo $v", "2\n"],
+    ["local -i", "f() { local -i v={{ x }}; echo $v; }; f", "2\n"],
+    ["typeset -i, assigned later", "typeset -i v; v={{ x }}; echo $v", "2\n"],
+    ["declare -n", "v2=ok; declare -n r=v{{ x }}; echo $r", "ok\n"],
+    ["declare NAME=", "declare v{{ x }}=1; echo $v2", "1\n"],
+    ["subscript assignment", "a[{{ x }}]=1; echo ${!a[@]}", "2\n"],
+    ["array literal key", "a=([{{ x }}]=1); echo ${!a[@]}", "2\n"],
+    ["unset 'a[ ]'", "a=(1 2 3); unset 'a[{{ x }}]'; echo ${a[@]}", "1 2\n"],
+    ["[ -v ]", "a=(1 2 3); [ -v 'a[{{ x }}]' ] && echo set", "set\n"],
+    ["test -v", 'a=(1 2 3); test -v "a[{{ x }}]" && echo set', "set\n"],
+    ["[[ -v ]]", "a=(1 2 3); [[ -v a[{{ x }}] ]] && echo set", "set\n"],
+    ["printf -v", "printf -v 'a[{{ x }}]' %s hi; echo ${!a[@]}", "2\n"],
+    ["[[ -eq ]]", "[[ {{ x }} -eq 2 ]] && echo two", "two\n"],
+    ["[[ -lt ]] quoted", '[[ "{{ x }}" -lt 3 ]] && echo small', "small\n"],
+    ["read -a", "read -a a{{ x }} <<< 'p q'; echo ${a2[1]}", "q\n"],
+    ["mapfile", "mapfile -t -n {{ x }} l < <(seq 5); echo ${#l[@]}", "2\n"],
+    ["a variable then read by $(( ))", "y={{ x }}; echo $(( y + 1 ))", "3\n"],
+    ["through two variables into (( ))", "y={{ x }}; z=$y; (( z > 1 )) && echo big", "big\n"],
+    ["a variable then read by ${!y}", "v2=ok; y=v{{ x }}; echo ${!y}", "ok\n"],
+    ["a for loop variable", "for n in {{ x }}; do echo $(( n * 2 )); done", "4\n"],
+    ["a positional parameter", "set -- {{ x }}; echo $(( $1 + 1 ))", "3\n"],
+    ["eval", 'eval "echo {{ x }}"', "2\n"],
+    ["builtin eval", 'builtin eval "echo {{ x }}"', "2\n"],
+    ["trap", "trap 'echo {{ x }}' EXIT", "2\n"],
+  ]
+  for (const [where, template, expected] of contexts) {
+    describe(where, () => {
+      test("a string parameter is refused at load, naming it", () => {
+        expect(() => new CommandTemplate(template, asString)).toThrow(
+          /Parameter "x" is used .*declare it `type: integer` \(it is `string`\)/,
+        )
+      })
+
+      test("an integer parameter loads and runs", async () => {
+        new CommandTemplate(template, asInteger)
+        expect(await attempt(template, { x: 2 })).toEqual({
+          refused: undefined,
+          injected: false,
+          output: expected,
+        })
+      })
+
+      test("a value that is not an integer is refused before anything runs", async () => {
+        const { refused, injected } = await attempt(template, { x: ATTACK })
+        expect(injected).toBe(false)
+        expect(refused).toMatch(/The value of x must be an integer/)
+        for (const x of ["x", "08", "0x10", "1e3", "1.5", " 2", "2 ", "3#7", "9".repeat(19), true]) {
+          expect(() => new CommandTemplate(template).render({ x })).toThrow(/must be an integer/)
+        }
+      })
+    })
+  }
+
+  test("only the {% if %} branch that evaluates counts, and it is checked at load", () => {
+    const template = "echo {% if twice %}$(( {{ x }} * 2 )){% else %}{{ x }}{% endif %}"
+    expect(() => new CommandTemplate(template, asString)).toThrow(/Parameter "x" is used inside \$\(\( \)\)/)
+    const t = new CommandTemplate(template, asInteger)
+    expect(t.render({ x: "a b" }).env.DUPIN_P_x).toBe("a b")
+    expect(() => t.render({ x: "a b", twice: true })).toThrow(/must be an integer/)
+    expect(t.render({ x: "-4", twice: true }, { allowLeadingDash: () => true }).display).toBe(
+      "echo $(( -4 * 2 ))",
+    )
+  })
+
+  test("an undeclared parameter is named as such; a default there must be an integer", () => {
+    expect(() => new CommandTemplate("echo $(( {{ x }} ))", { parameterType: () => undefined })).toThrow(
+      /declare it `type: integer` \(it is undeclared\)/,
+    )
+    expect(() => new CommandTemplate("echo $(( {{ x | default('a') }} ))")).toThrow(
+      /default of x .* not an integer/,
+    )
+    expect(new CommandTemplate("echo $(( {{ x | default(7) }} ))").render({}).display).toBe("echo $(( 7 ))")
+  })
+
+  test("arguments of a command named by a variable are treated as evaluated (it may be eval)", () => {
+    expect(() => new CommandTemplate("$CMD {{ x }}", asString)).toThrow(/a command whose name is not literal/)
+  })
+
+  describe("what the analysis cannot follow is refused at load, whatever the type", () => {
+    for (const [template, why] of [
+      ["read n <<< {{ x }}; echo $(( n ))", /n is set by read and evaluated inside \$\(\( \)\)/],
+      ["while read -r n; do (( n > {{ x }} )); done < /dev/null", /n is set by read/],
+      ["(( DUPIN_P_x > {{ x }} ))", /DUPIN_P_x is read directly/],
+      ["if (( {{ x }} > 1 )); then echo big", /not valid bash/],
+      ["let n={{ x }}+1", /let statement/],
+      ["echo ${v:{{ x }}}", /inside a parameter expansion/],
+      ['a=(1 2); echo "${a[{{ x }}]}"', /inside a parameter expansion/],
+    ] as const) {
+      test(template, () => {
+        const error = (() => {
+          try {
+            new CommandTemplate(template, asInteger)
+          } catch (e) {
+            return e
+          }
+        })()
+        expect(error).toBeInstanceOf(TemplateError)
+        expect((error as Error).message).toMatch(why)
+      })
+    }
+  })
+
+  describe("neighbours where bash only reads a number stay data", () => {
+    for (const template of [
+      "[ {{ x }} -eq 3 ] || echo no",
+      "test {{ x }} -lt 3 || echo no",
+      "printf '%d\\n' {{ x }} || echo no",
+      "kill -0 {{ x }} 2>/dev/null || echo no",
+      "shift {{ x }} || echo no",
+      "ulimit -n {{ x }} || echo no",
+      "caller {{ x }} || echo no",
+      "(exit {{ x }}) || echo no",
+      "kubectl_like() { :; }; n=$(echo 3); [[ $n -gt 1 ]] && echo {{ x }}",
+    ]) {
+      test(template, async () => {
+        new CommandTemplate(template, asString)
+        const { refused, injected } = await attempt(template, { x: ATTACK })
+        expect(refused).toBeUndefined()
+        expect(injected).toBe(false)
+      })
+    }
   })
 })

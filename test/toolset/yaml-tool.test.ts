@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: templates are shell text, where ${…} is shell syntax
 import { describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -6,6 +7,7 @@ import { ToolParameter } from "../../src/tool/parameter.ts"
 import { ToolResultStatus } from "../../src/tool/result.ts"
 import { buildToolEnv } from "../../src/tool/spawn.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolContext } from "../../src/tool/tool.ts"
+import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"
 import { YamlTool } from "../../src/toolset/yaml-tool.ts"
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
@@ -108,5 +110,75 @@ describe("YamlTool", () => {
     expect(t.requiresApproval({ pod: "web-1" })).toBe(true)
     expect(tool("echo").requiresApproval({})).toBe(false)
     expect(t.getParameterizedOneLiner({ pod: "web-1" })).toBe("kubectl delete pod web-1")
+  })
+})
+
+describe("YAML tools whose placeholders bash would evaluate", () => {
+  // The red team's value: bash evaluates the subscript of `a[…]`, running the command inside.
+  const dir = mkdtempSync(join(tmpdir(), "dupin-yaml-arith-"))
+  const attack = `a[$(touch ${dir}/MARKER)]`
+  const commands = {
+    for_loop: "for((i=0;i<{{ n }};i++)); do printf %s $i; done",
+    subscript: "a[{{ x }}]=1; echo ${!a[@]}",
+    arithmetic: "echo $(( {{ x }} + 1 ))",
+    declare_integer: "declare -i v={{ x }}; echo $v",
+  }
+
+  /** A custom toolset file whose tools take `n`/`x` as the given type, through the real loader. */
+  function load(type: string): Map<string, YamlTool> | string {
+    const tools = Object.entries(commands).map(
+      ([name, command]) =>
+        `      - name: ${name}\n        description: d\n        command: ${JSON.stringify(command)}\n` +
+        `        parameters:\n          n: { type: ${type}, required: false }\n          x: { type: ${type}, required: false }\n`,
+    )
+    try {
+      const [toolset] = buildToolsets(
+        parseToolsetFile(
+          `toolsets:\n  arith:\n    description: d\n    tools:\n${tools.join("")}`,
+          "custom.yaml",
+        ),
+      )
+      return new Map(toolset!.tools.map((t) => [t.name, t as YamlTool]))
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  test("declared as strings: the toolset is refused at load, or every call is refused before bash runs", async () => {
+    const loaded = load("string")
+    if (typeof loaded === "string") {
+      expect(loaded).toMatch(/custom\.yaml.*declare it `type: integer`/)
+      return
+    }
+    for (const [name, t] of loaded) {
+      const args = t.validate({ n: attack, x: attack })
+      if (!args.ok) throw new Error(args.error)
+      const r = await t.run(args.params, context())
+      expect({ name, status: r.status }).toEqual({ name, status: ToolResultStatus.ERROR })
+      expect(r.error).toMatch(/must be an integer/)
+    }
+    expect(existsSync(join(dir, "MARKER"))).toBe(false)
+  })
+
+  test("declared as integers: they load and run with integers; a string never reaches bash", async () => {
+    const loaded = load("integer")
+    expect(typeof loaded).not.toBe("string")
+    const tools = loaded as Map<string, YamlTool>
+    const outputs = await Promise.all([...tools.values()].map((t) => t.run({ n: 3, x: 2 }, context())))
+    expect(outputs.map((r) => r.data)).toEqual(["012", "2\n", "3\n", "2\n"])
+    for (const t of tools.values()) {
+      expect(t.validate({ n: attack, x: attack }).ok).toBe(false)
+      // Past argument validation too (run takes what it is given): the template refuses it again.
+      expect((await t.run({ n: attack, x: attack }, context())).error).toMatch(/must be an integer/)
+    }
+    expect(existsSync(join(dir, "MARKER"))).toBe(false)
+  })
+
+  test("a parameter the tool does not declare gets the same treatment", async () => {
+    const t = tool("echo $(( {{ x }} + 1 ))")
+    const r = await t.run({ x: attack }, context())
+    expect(r.status).toBe(ToolResultStatus.ERROR)
+    expect(r.error).toMatch(/The value of x must be an integer/)
+    expect(existsSync(join(dir, "MARKER"))).toBe(false)
   })
 })
