@@ -1,6 +1,7 @@
 import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
+import { applyContainment } from "../config/security.ts"
 import { type LogLevel, setLogLevel } from "../log.ts"
 
 export type CliConfigOptions = {
@@ -20,6 +21,13 @@ export type CliConfigOptions = {
  * `--config` > `SVC_CONFIG_PATH` > no file (model from `--model`/`MODEL`, keys from the environment).
  */
 export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()): Config {
+  const config = buildCliConfig(options, env)
+  // Every CLI command that loads a config may run tools: contain them from here on.
+  applyContainment(config.security)
+  return config
+}
+
+function buildCliConfig(options: CliConfigOptions, env: Env): Config {
   const path = options.configPath ?? (env.SVC_CONFIG_PATH || undefined)
   const overrides: ConfigInit = {
     env,

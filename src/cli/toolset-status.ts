@@ -1,3 +1,5 @@
+import type { ContainmentInfo } from "../tool/containment/index.ts"
+import { containmentLine } from "../tool/containment/report.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { table } from "./output.ts"
 
@@ -23,8 +25,9 @@ export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRo
   }))
 }
 
-export function toolsetStatusTable(rows: readonly ToolsetStatusRow[]): string {
-  return table(
+/** The table; with `containment`, one more line saying how the tools in it are contained. */
+export function toolsetStatusTable(rows: readonly ToolsetStatusRow[], containment?: ContainmentInfo): string {
+  const status = table(
     ["TOOLSET", "STATUS", "CHECKED", "ERROR"],
     rows.map((r) => [
       r.name,
@@ -33,4 +36,5 @@ export function toolsetStatusTable(rows: readonly ToolsetStatusRow[]): string {
       r.error ? `${r.error}${r.docs_url ? ` (see ${r.docs_url})` : ""}` : "",
     ]),
   )
+  return containment ? `${status}\n\n${containmentLine(containment)}` : status
 }

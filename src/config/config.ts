@@ -1,3 +1,4 @@
+import { resolve } from "node:path"
 import type { FollowUpAction } from "../agent/events.ts"
 import type { PromptSection } from "../agent/prompt/sections.ts"
 import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
@@ -12,6 +13,7 @@ import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
 import type { ConfigFile, ModelEntry } from "./schema.ts"
+import { type SecuritySettings, securitySettings } from "./security.ts"
 import {
   DEFAULT_FOLLOW_UP_ACTIONS,
   type ImageLimits,
@@ -44,6 +46,10 @@ export type ConfigInit = {
   followUpActions?: FollowUpAction[]
   limits?: ConfigFile["limits"]
   server?: ConfigFile["server"]
+  /** Tool containment (`security:`); see `applyContainment`. */
+  security?: ConfigFile["security"]
+  /** The config file this came from: hidden from tool processes. */
+  configFile?: string
   /** Enables the bash toolset (the CLI's `--bash`). */
   enableBash?: boolean
   /** The environment to read keys and settings from; defaults to the process environment. */
@@ -64,6 +70,7 @@ export class Config {
   readonly toolLimits: ToolLimits
   readonly imageLimits: ImageLimits
   readonly server: ServerSettings
+  readonly security: SecuritySettings
   readonly context: ContextSettings
   /** `ENABLED_PROMPTS`, undefined when unrestricted. */
   readonly enabledPrompts: ReadonlySet<PromptSection> | undefined
@@ -95,6 +102,7 @@ export class Config {
     this.toolLimits = toolLimits(init.limits)
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env)
+    this.security = securitySettings(init.security, init.configFile)
     this.context = contextSettingsFromEnv(env)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
   }
@@ -117,6 +125,8 @@ export class Config {
       ...(file.modelList ? { modelList: file.modelList } : {}),
       ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
       ...(file.limits ? { limits: file.limits } : {}),
+      ...(file.security ? { security: file.security } : {}),
+      configFile: resolve(path),
       ...(file.server ? { server: expandServer(file.server, env, path) } : {}),
     }
     return new Config({ ...init, ...overrides, env })

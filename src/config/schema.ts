@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox"
+import { SecuritySchema } from "./security.ts"
 
 const Str = Type.String()
 const NullableStr = Type.Union([Type.String(), Type.Null()])
@@ -74,6 +75,7 @@ export const ConfigFileSchema = Type.Object(
     follow_up_actions: Type.Optional(Type.Array(FollowUpActionSchema)),
     limits: Type.Optional(LimitsSchema),
     server: Type.Optional(ServerSchema),
+    security: Type.Optional(SecuritySchema),
   },
   { additionalProperties: false },
 )

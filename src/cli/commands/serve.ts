@@ -1,6 +1,8 @@
 import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import { startServer } from "../../server/index.ts"
+import { containmentInfo } from "../../tool/containment/index.ts"
+import { containmentLine } from "../../tool/containment/report.ts"
 import { flag, intOption, noPositionals, type ParsedArgs, stringOption, UsageError } from "../args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
 import { EXIT } from "../exit.ts"
@@ -24,6 +26,8 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     }),
   )
 
+  logContainment()
+
   await new Promise<void>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {
@@ -42,6 +46,24 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", () => stop("SIGINT"))
   })
   return EXIT.ok
+}
+
+/**
+ * Says once, at start, how tools are contained; degraded containment is a warning an operator
+ * must see in the journal, and `required` on a host that cannot contain is an error.
+ */
+function logContainment(): void {
+  const info = containmentInfo()
+  const fields = {
+    containment: info.level,
+    mechanism: info.mechanism,
+    mode: info.mode,
+    warnings: info.warnings,
+  }
+  if (info.mode === "required" && info.warnings.length > 0 && info.mechanism !== "bwrap") {
+    log.error(`${containmentLine(info)}. Tool calls are refused until this is fixed.`, fields)
+  } else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
+  else log.info(containmentLine(info), fields)
 }
 
 /** Turns "address in use" into a line that says which setting to change. */

@@ -1,3 +1,4 @@
+import { containmentInfo } from "../../tool/containment/index.ts"
 import { flag, type ParsedArgs, stringOption, UsageError } from "../args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
 import { writeStdout } from "../output.ts"
@@ -21,6 +22,9 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
   else await executor.ensureReady()
 
   const rows = toolsetStatusRows(executor.toolsets)
-  await writeStdout(flag(args, "json") ? JSON.stringify(rows, null, 2) : toolsetStatusTable(rows))
+  // --json stays the list of toolsets it always was; containment is in the table and /api/info.
+  await writeStdout(
+    flag(args, "json") ? JSON.stringify(rows, null, 2) : toolsetStatusTable(rows, containmentInfo()),
+  )
   return 0
 }

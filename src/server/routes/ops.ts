@@ -1,5 +1,7 @@
 import type { Config } from "../../config/config.ts"
 import { errorMessage } from "../../errors.ts"
+import { containmentInfo } from "../../tool/containment/index.ts"
+import { containmentWire } from "../../tool/containment/report.ts"
 import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
@@ -57,5 +59,7 @@ export function info(config: Config, readiness: Readiness): Record<string, unkno
     default_model: config.model ?? config.modelNames()[0] ?? null,
     models: config.modelNames(),
     toolsets,
+    // How tool processes are contained on this host (docs/security.md).
+    containment: containmentWire(containmentInfo()),
   }
 }

@@ -1,0 +1,54 @@
+import { Type } from "@sinclair/typebox"
+import {
+  type ContainmentInfo,
+  type ContainmentMode,
+  configureContainment,
+  DEFAULT_MAX_CONCURRENT_PROCESSES,
+} from "../tool/containment/index.ts"
+
+/** `security:` of the config file: how tool processes are contained (docs/configuration.md). */
+export const SecuritySchema = Type.Object(
+  {
+    containment: Type.Optional(
+      Type.Union([Type.Literal("auto"), Type.Literal("required"), Type.Literal("off")]),
+    ),
+    max_concurrent_tool_processes: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    /** More files or folders to hide from tools, e.g. an env file outside /etc/dupin. */
+    hidden_paths: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+)
+
+export type SecuritySettings = {
+  containment: ContainmentMode
+  maxConcurrentToolProcesses: number
+  /** dupin's config file plus `hidden_paths`: masked inside every tool sandbox. */
+  hiddenPaths: readonly string[]
+}
+
+type RawSecurity = {
+  containment?: ContainmentMode | undefined
+  max_concurrent_tool_processes?: number | undefined
+  hidden_paths?: string[] | undefined
+}
+
+export function securitySettings(raw: RawSecurity = {}, configFile?: string): SecuritySettings {
+  return {
+    containment: raw.containment ?? "auto",
+    maxConcurrentToolProcesses: raw.max_concurrent_tool_processes ?? DEFAULT_MAX_CONCURRENT_PROCESSES,
+    hiddenPaths: [...(configFile ? [configFile] : []), ...(raw.hidden_paths ?? [])],
+  }
+}
+
+/**
+ * Applies the settings to the process-global tool containment. Called once by the entry points
+ * that run tools for real (the CLI commands); a Config built in a library or test does not change
+ * process state by being constructed.
+ */
+export function applyContainment(settings: SecuritySettings): ContainmentInfo {
+  return configureContainment({
+    mode: settings.containment,
+    maxConcurrentProcesses: settings.maxConcurrentToolProcesses,
+    secretPaths: [...settings.hiddenPaths],
+  })
+}
