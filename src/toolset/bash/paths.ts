@@ -14,7 +14,6 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)etc\/sudoers(\.d)?(\/|$)/, "sudo rules"],
   [/(^|\/)etc\/dupin(\/|$)/, "dupin's own configuration and keys"],
   [/(^|\/)\.kube(\/|$)/, "a kubeconfig"],
-  [/(^|\/)[^/]*kubeconfig[^/]*$/i, "a kubeconfig"],
   [/(^|\/)etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/, "a kubeconfig"],
   [/(^|\/)etc\/kubernetes\/pki(\/|$)/, "cluster private keys"],
   [/(^|\/)var\/lib\/kubelet\/(pki|kubeconfig)/, "kubelet credentials"],
@@ -32,6 +31,14 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
     "another process's memory or files",
   ],
   [/(^|\/)(dev\/(k?mem|port)|proc\/kcore)$/, "physical or kernel memory"],
+]
+
+/**
+ * Names that mark a credential wherever the file is. A bare word (`grep id_rsa`) is a file only
+ * when it exists, so these apply to paths with a slash and to files that exist.
+ */
+const CREDENTIAL_NAMES: Array<[RegExp, string]> = [
+  [/(^|\/)[^/]*kubeconfig[^/]*$/i, "a kubeconfig"],
   [/(^|\/)[^/]*\.(pem|key|p12|pfx|jks)$/i, "a private key"],
   [/(^|\/)id_[^/]*$/, "a private key"],
 ]
@@ -56,12 +63,20 @@ function pathReason(candidate: string, context: PathContext): string | undefined
   }
   const resolved = resolveLikeKernel(candidate, context.cwd)
   if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
-  const what = patternMatch(resolved.path) ?? protectedMatch(resolved.path, context)
+  const byName =
+    candidate.includes("/") || resolved.exists
+      ? (nameMatch(resolved.path) ?? nameMatch(candidate))
+      : undefined
+  const what = patternMatch(resolved.path) ?? protectedMatch(resolved.path, context) ?? byName
   return what ? `resolves to ${resolved.path}, which holds ${what}` : undefined
 }
 
 function patternMatch(path: string): string | undefined {
   return CREDENTIAL_PATTERNS.find(([pattern]) => pattern.test(path))?.[1]
+}
+
+function nameMatch(path: string): string | undefined {
+  return CREDENTIAL_NAMES.find(([pattern]) => pattern.test(path))?.[1]
 }
 
 function protectedMatch(path: string, context: PathContext): string | undefined {
@@ -101,7 +116,7 @@ function pathCandidates(arg: string): string[] {
   return [...pieces].filter((p) => p.length > 0)
 }
 
-type Resolution = { ok: true; path: string } | { ok: false; reason: string }
+type Resolution = { ok: true; path: string; exists: boolean } | { ok: false; reason: string }
 
 const MAX_LINKS = 40
 
@@ -126,14 +141,18 @@ export function resolveLikeKernel(path: string, cwd: string): Resolution {
     const full = `/${stack.join("/")}`
     // A magic /proc link (fd, cwd, root) leads wherever the other process is: judge it here.
     const magic = patternMatch(full)
-    if (magic) return { ok: true, path: full }
+    if (magic) return { ok: true, path: full, exists: true }
     let isLink: boolean
     try {
       isLink = lstatSync(full).isSymbolicLink()
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === "ENOENT" || code === "ENOTDIR")
-        return { ok: true, path: posix.join(full, ...pending.filter((p) => p !== "." && p !== "..")) }
+        return {
+          ok: true,
+          path: posix.join(full, ...pending.filter((p) => p !== "." && p !== "..")),
+          exists: false,
+        }
       return { ok: false, reason: `${full}: ${code ?? "error"}` }
     }
     if (!isLink) continue
@@ -148,7 +167,7 @@ export function resolveLikeKernel(path: string, cwd: string): Resolution {
     if (target.startsWith("/")) stack = []
     pending.unshift(...splitPath(target))
   }
-  return { ok: true, path: `/${stack.join("/")}` }
+  return { ok: true, path: `/${stack.join("/")}`, exists: true }
 }
 
 function splitPath(path: string): string[] {

@@ -192,7 +192,7 @@ export function classifyKubectl(args: readonly string[]): Verdict {
   const hard = hardDeny(sub, rest, outer.options, args)
   if (hard) return hard
   if (MUTATING.has(sub)) return approve(`kubectl ${sub} changes the cluster or opens access to it`)
-  const flags = SUBCOMMANDS[sub]
+  const flags = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined
   if (!flags) return approve(`kubectl ${sub} is not on the read-only allowlist`)
   const scan = scanOptions(args, spec(GLOBAL_FLAGS, flags))
   if (!scan.ok) return approve(`kubectl ${sub}: ${scan.reason}`)
