@@ -22,6 +22,8 @@ export type ToolsetSources = {
   /** The CLI's `--bash`. */
   enableBash: boolean
   env: Env
+  /** Files no bash command may name, even approved (dupin's config file, `hidden_paths`). */
+  protectedPaths?: readonly string[]
 }
 
 /** Toolsets implemented in code and configured through `toolsets.<name>` like the YAML ones. */
@@ -49,7 +51,12 @@ export function assembleToolsets(input: ToolsetSources): Toolset[] {
   toolsets.push(planning, createRunbookToolset(sources.runbooks))
 
   const bashEntry = codeToolsetEntry(sources.config.bash, "bash")
-  const bash = createBashToolset(bashEntry.config ?? {})
+  // The kubeconfigs the tools use are credentials too: KUBECONFIG is a colon-separated list.
+  const kubeconfigs = (sources.env.KUBECONFIG ?? "").split(":").filter(Boolean)
+  const bash = createBashToolset({
+    ...(bashEntry.config ?? {}),
+    protectedPaths: [...(input.protectedPaths ?? []), ...kubeconfigs],
+  })
   bash.enabled = sources.enableBash || (bashEntry.enabled ?? false)
   toolsets.push(bash)
   toolsets.push(createInternetToolset(codeToolsetEntry(sources.config[INTERNET_TOOLSET], INTERNET_TOOLSET)))
