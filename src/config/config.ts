@@ -214,6 +214,7 @@ export class Config {
         runbooks: this.getRunbookCatalog(),
         enableBash: this.#init.enableBash ?? false,
         env: this.#env,
+        protectedPaths: this.security.hiddenPaths,
       }),
       { limits: this.toolLimits, env: buildToolEnv(this.#env) },
     )
