@@ -1,4 +1,4 @@
-import type { ToolCall } from "../llm/types.ts"
+import type { ChatMessage, ToolCall } from "../llm/types.ts"
 import type { PendingApproval } from "./events.ts"
 
 export type ApprovalDecision = { approved: boolean; feedback?: string | undefined }
@@ -16,7 +16,14 @@ export type ApprovalCallback = (
  */
 export type ApprovalMode =
   | { kind: "callback"; callback: ApprovalCallback }
-  | { kind: "pause"; sign: (call: ToolCall) => string }
+  | {
+      kind: "pause"
+      /**
+       * Signs the calls of one paused turn. `turn` is the history up to and including the
+       * assistant message that asked for them (the server binds signatures to it).
+       */
+      sign: (turn: readonly ChatMessage[]) => (call: ToolCall) => string
+    }
   | { kind: "off" }
 
 export const DENIED_TEXT = "Tool execution was denied by the user."

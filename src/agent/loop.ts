@@ -166,7 +166,9 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     const outcome = yield* runToolCalls(calls, step)
     history.push(...outcome.messages)
     if (outcome.pending.length > 0 && approval.kind === "pause") {
-      assistant.tool_calls = calls.map((call) => markPending(call, outcome.pending, approval.sign))
+      // Signed over the history through this assistant message, before the markers are added.
+      const sign = approval.sign(history.slice(0, history.indexOf(assistant) + 1))
+      assistant.tool_calls = calls.map((call) => markPending(call, outcome.pending, sign))
       yield {
         event: "approval_required",
         data: {

@@ -1,57 +1,88 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { ToolCall } from "../llm/types.ts"
+import { SpentApprovals } from "./spent-approvals.ts"
 
 /**
  * Stateless approvals (CONTRACT §5): a pending tool call travels to the client and back inside the
- * history, so the server signs exactly what it would run (call id, tool name, raw arguments) plus
- * when it signed it. A client can decide a call, but cannot change it or invent one.
+ * history, so the server signs exactly what it would run (call id, tool name, raw arguments), the
+ * conversation it was asked in (conversation-id.ts) and when it signed it. A client can decide a
+ * call, but cannot change it, invent one or move it into another conversation. Each signature is
+ * honoured once per process (`spend`).
  *
- * Format: `v1.<issuedAtSeconds>.<base64url HMAC-SHA256>`.
+ * Format: `v2.<issuedAtSeconds>.<base64url HMAC-SHA256>`.
  */
 export class ApprovalSigner {
   readonly #key: Uint8Array
   readonly #ttlSeconds: number
   readonly #now: () => number
+  readonly #spent: SpentApprovals
 
-  constructor(options: { secret?: string | undefined; ttlSeconds: number; now?: () => number }) {
+  constructor(options: {
+    secret?: string | undefined
+    ttlSeconds: number
+    now?: () => number
+    spent?: SpentApprovals
+  }) {
     this.#key = options.secret ? new TextEncoder().encode(options.secret) : PROCESS_KEY
     this.#ttlSeconds = options.ttlSeconds
     this.#now = options.now ?? Date.now
+    this.#spent = options.spent ?? new SpentApprovals()
   }
 
-  sign(call: ToolCall): string {
+  sign(call: ToolCall, conversation: string): string {
     const issuedAt = Math.floor(this.#now() / 1000)
-    return `${VERSION}.${issuedAt}.${this.#mac(call, issuedAt).toString("base64url")}`
+    return `${VERSION}.${issuedAt}.${this.#mac(call, conversation, issuedAt).toString("base64url")}`
   }
 
-  /** Why the call's signature is not acceptable, or undefined when it is. */
-  verify(call: ToolCall): string | undefined {
+  /** Why the call's signature is not acceptable in `conversation`, or undefined when it is. */
+  verify(call: ToolCall, conversation: string): string | undefined {
     const signature = call.pending_approval?.signature
     if (typeof signature !== "string") return "it carries no signature"
     const match = SIGNATURE.exec(signature)
     if (!match) return "its signature is malformed"
     const issuedAt = Number(match[1])
     const presented = Buffer.from(match[2] ?? "", "base64url")
-    const expected = this.#mac(call, issuedAt)
+    const expected = this.#mac(call, conversation, issuedAt)
     // Checked before the expiry so that nothing about an unauthentic signature is revealed.
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      return "its signature does not match the call (was it changed, or signed by another server?)"
+      return "its signature does not match the call in this conversation (was the call or the conversation before it changed, or was it signed by another server?)"
     }
     const age = Math.floor(this.#now() / 1000) - issuedAt
     if (age < -CLOCK_SKEW_SECONDS) return "its signature was issued in the future"
     if (age > this.#ttlSeconds) return `its approval expired (approvals are valid for ${this.#ttlSeconds} s)`
+    if (this.#spent.has(signature))
+      return "its approval was already decided once (a decided history cannot be resent)"
     return undefined
   }
 
-  #mac(call: ToolCall, issuedAt: number): Buffer {
+  /**
+   * Marks verified signatures as used, all or none. Returns why not when the process holds too
+   * many unexpired approvals to remember more.
+   */
+  spend(calls: readonly ToolCall[]): string | undefined {
+    const signatures = calls.flatMap((c) => c.pending_approval?.signature ?? [])
+    const expiresAt = (signature: string) =>
+      (Number(SIGNATURE.exec(signature)?.[1] ?? 0) + this.#ttlSeconds) * 1000
+    if (this.#spent.spend(signatures, expiresAt, this.#now())) return undefined
+    return "the server holds too many recently decided approvals to remember more; retry later"
+  }
+
+  #mac(call: ToolCall, conversation: string, issuedAt: number): Buffer {
     // JSON of a fixed-shape array: unambiguous, whatever characters the fields contain.
-    const payload = JSON.stringify([VERSION, issuedAt, call.id, call.function.name, call.function.arguments])
+    const payload = JSON.stringify([
+      VERSION,
+      issuedAt,
+      conversation,
+      call.id,
+      call.function.name,
+      call.function.arguments,
+    ])
     return createHmac("sha256", this.#key).update(payload).digest()
   }
 }
 
-const VERSION = "v1"
-const SIGNATURE = /^v1\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/
+const VERSION = "v2"
+const SIGNATURE = /^v2\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/
 /** Servers behind one load balancer may disagree slightly about the time. */
 const CLOCK_SKEW_SECONDS = 300
 /**

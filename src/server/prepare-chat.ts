@@ -7,11 +7,13 @@ import {
   type PromptSection,
   resolveSections,
 } from "../agent/prompt/sections.ts"
+import { findPendingTurn } from "../agent/resume.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
+import { conversationId } from "./conversation-id.ts"
 import { echo, echoList } from "./echo.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
@@ -65,7 +67,7 @@ export async function prepareChat(
     firstTurn = !history.hasAssistant
     messages = history.messages
     if (decisions) {
-      decisionMap = checkDecisions(decisions, history.pending, signer)
+      decisionMap = checkDecisions(decisions, history, signer)
       // An empty ask resumes from the history; a question (or images) becomes a new user message.
       if (ask.trim() !== "" || images.length > 0) followUp = userMessage()
     } else {
@@ -92,7 +94,13 @@ export async function prepareChat(
   }
 
   const approval: ApprovalMode = body.enable_tool_approval
-    ? { kind: "pause", sign: (call) => signer.sign(call) }
+    ? {
+        kind: "pause",
+        sign: (turn) => {
+          const conversation = conversationId(turn)
+          return (call) => signer.sign(call, conversation)
+        },
+      }
     : { kind: "off" }
   return {
     stream: body.stream ?? false,
@@ -148,9 +156,10 @@ function imageParts(body: ChatRequestBody, model: ChatModel, config: Config): Co
  */
 function checkDecisions(
   decisions: ReadonlyArray<{ tool_call_id: string; approved: boolean; feedback?: string | null | undefined }>,
-  pending: readonly ToolCall[],
+  history: { messages: readonly ChatMessage[]; pending: readonly ToolCall[] },
   signer: ApprovalSigner,
 ): Map<string, ApprovalDecision> {
+  const { pending } = history
   if (pending.length === 0) {
     throw new RequestError(
       "tool_decisions were sent, but the conversation has no tool call waiting for approval.",
@@ -176,13 +185,19 @@ function checkDecisions(
     )
   }
   // All signatures are checked, denied calls included: a forged history is refused as a whole.
+  const turn = findPendingTurn(history.messages)
+  const conversation = conversationId(history.messages.slice(0, (turn?.index ?? -1) + 1))
   for (const call of pending) {
-    const problem = signer.verify(call)
+    const problem = signer.verify(call, conversation)
     if (problem)
       throw new RequestError(
         `Tool call ${echo(call.id)} (${echo(call.function.name)}) cannot be decided: ${problem}.`,
       )
   }
+  // Spent before anything runs, synchronously after the checks: two concurrent requests with the
+  // same history cannot both get past them.
+  const full = signer.spend(pending)
+  if (full) throw new RequestError(`The tool decisions cannot be accepted now: ${full}.`)
   return byId
 }
 
