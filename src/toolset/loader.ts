@@ -130,5 +130,6 @@ function buildTool(definition: ToolDefinition): YamlTool {
     parameters,
     timeout: definition.timeout,
     requiresApproval: definition.requiresApproval,
+    programs: definition.programs,
   })
 }

@@ -6,6 +6,7 @@
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit, ToolParameterType } from "../tool/parameter.ts"
 import { CommandTemplate, TemplateError } from "../tool/template.ts"
+import { PROGRAM_KINDS, type ProgramKind } from "./program-text.ts"
 
 export type PrerequisiteDefinition = { command: string; expectedOutput?: string } | { env: string[] }
 
@@ -14,6 +15,8 @@ export type ToolDefinition = {
   description: string
   command: string
   parameters: Record<string, ToolParameterInit>
+  /** Parameters whose value is a program text (`program: jq`), checked by that program's grammar. */
+  programs?: Record<string, ProgramKind>
   timeout?: number
   requiresApproval: boolean
   /** HolmesGPT's `additional_instructions`: appended to the description the model sees. */
@@ -64,6 +67,7 @@ const PARAM_KEYS = [
   "allow_leading_dash",
   "items",
   "properties",
+  "program",
 ]
 const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
 
@@ -149,6 +153,7 @@ function parseTool(v: Validator, value: unknown, path: string, ignored: string[]
     timeout = body.timeout as number
   }
   const parameters: Record<string, ToolParameterInit> = {}
+  const programs: Record<string, ProgramKind> = {}
   for (const [param, spec] of Object.entries(v.object(body.parameters ?? {}, `${path}.parameters`))) {
     if (!IDENT.test(param))
       v.fail(
@@ -156,12 +161,15 @@ function parseTool(v: Validator, value: unknown, path: string, ignored: string[]
         "a parameter name must be a letter or _ then letters, digits or _",
       )
     parameters[param] = parseParameter(v, spec, `${path}.parameters.${param}`)
+    const program = parseProgram(v, spec, `${path}.parameters.${param}`)
+    if (program) programs[param] = program
   }
   return {
     name,
     description: v.string(body.description, `${path}.description`),
     command,
     parameters,
+    programs,
     timeout,
     requiresApproval: v.optionalBoolean(body.requires_approval, `${path}.requires_approval`) ?? false,
     additionalInstructions: v.optionalString(body.additional_instructions, `${path}.additional_instructions`),
@@ -207,6 +215,18 @@ function parseParameter(v: Validator, value: unknown, path: string): ToolParamet
     )
   }
   return init
+}
+
+/** `program: jq`: the string value is a program text that must parse in that program's grammar. */
+function parseProgram(v: Validator, value: unknown, path: string): ProgramKind | undefined {
+  const body = value as Record<string, unknown>
+  if (body.program === undefined) return undefined
+  const program = v.string(body.program, `${path}.program`)
+  if (!PROGRAM_KINDS.includes(program as ProgramKind))
+    v.fail(`${path}.program`, `expected one of ${PROGRAM_KINDS.join(", ")}`)
+  if ((body.type ?? "string") !== "string")
+    v.fail(`${path}.program`, "only a string parameter holds a program")
+  return program as ProgramKind
 }
 
 /** Type checks that throw ConfigError naming file and key path. */

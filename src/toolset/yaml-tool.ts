@@ -3,6 +3,8 @@ import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { runProcess } from "../tool/spawn.ts"
 import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
 import { Tool, type ToolContext } from "../tool/tool.ts"
+import { type Verdict, worst } from "./bash/verdict.ts"
+import { type ProgramKind, programTextVerdict } from "./program-text.ts"
 import { shellArgv } from "./shell.ts"
 
 export type YamlToolInit = {
@@ -14,12 +16,15 @@ export type YamlToolInit = {
   /** Seconds; capped by the configured maximum. */
   timeout?: number
   requiresApproval?: boolean
+  /** Parameters whose value is a program text (YAML `program: jq`), checked by its grammar. */
+  programs?: Record<string, ProgramKind>
 }
 
 /** A tool defined in a YAML toolset: a command template run by the shell with values as data. */
 export class YamlTool extends Tool {
   readonly template: CommandTemplate
   readonly needsApproval: boolean
+  readonly programs: Readonly<Record<string, ProgramKind>>
 
   /** Throws TemplateError when the command template cannot be parsed. */
   constructor(init: YamlToolInit) {
@@ -31,10 +36,24 @@ export class YamlTool extends Tool {
     })
     this.template = new CommandTemplate(init.command)
     this.needsApproval = init.requiresApproval ?? false
+    this.programs = init.programs ?? {}
   }
 
-  override requiresApproval(_params: Record<string, unknown>): boolean {
-    return this.needsApproval
+  override requiresApproval(params: Record<string, unknown>): boolean | string {
+    if (this.needsApproval) return true
+    const verdict = this.#programVerdict(params)
+    // A denial is not put to a human: `invoke` refuses it.
+    return verdict.decision === "approve" ? `Needs approval: ${verdict.reason}.` : false
+  }
+
+  /** The most restrictive verdict over the program texts among the values. */
+  #programVerdict(params: Record<string, unknown>): Verdict {
+    return worst(
+      ...Object.entries(this.programs).map(([name, kind]) => {
+        const value = params[name]
+        return typeof value === "string" ? programTextVerdict(kind, value) : undefined
+      }),
+    )
   }
 
   /** The command with the values written in (for humans; what runs passes them as data). */
@@ -50,6 +69,17 @@ export class YamlTool extends Tool {
     params: Record<string, unknown>,
     context: ToolContext,
   ): Promise<StructuredToolResult> {
+    const verdict = this.#programVerdict(params)
+    if (verdict.decision === "deny")
+      return StructuredToolResult.error(`Refused (not run, even with approval): ${verdict.reason}.`, params)
+    if (verdict.decision === "approve" && !context.approved) {
+      return new StructuredToolResult({
+        status: ToolResultStatus.APPROVAL_REQUIRED,
+        error: `Needs approval: ${verdict.reason}.`,
+        params,
+        invocation: this.getParameterizedOneLiner(params),
+      })
+    }
     let rendered: ReturnType<YamlTool["render"]>
     try {
       rendered = this.#render(params)

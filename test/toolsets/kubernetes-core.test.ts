@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolResultStatus } from "../../src/tool/result.ts"
@@ -35,6 +35,24 @@ const KIND_TOOLS: Array<[string, Record<string, unknown>]> = [
 ]
 
 let k: StandIns
+
+/** A call run as after a human approved it. */
+function callApproved(standIns: StandIns, name: string, args: Record<string, unknown>) {
+  const prepared = standIns.executor.prepare({
+    id: "call-approved",
+    type: "function",
+    function: { name, arguments: JSON.stringify(args) },
+  })
+  return standIns.executor.run(prepared, new AbortController().signal, true)
+}
+
+function approvalReason(name: string, args: Record<string, unknown>): string | undefined {
+  return k.executor.prepare({
+    id: "call-0",
+    type: "function",
+    function: { name, arguments: JSON.stringify(args) },
+  }).approvalReason
+}
 
 beforeAll(async () => {
   k = new StandIns(["kubectl"])
@@ -262,7 +280,8 @@ describe("kubernetes/core injection", () => {
     withJq.respond("kubectl", PODS_JSON)
     const mark = withJq.marker("jq")
     const expr = `.items[] | select(.metadata.name == "$(touch ${mark})") ; touch ${mark} '"`
-    await withJq.call("kubernetes_jq_query", { kind: "pods", jq_expr: expr })
+    // Outside the jq grammar, so it runs only approved; approved, it must still be one argv element.
+    await callApproved(withJq, "kubernetes_jq_query", { kind: "pods", jq_expr: expr })
     expect(withJq.calls()).toEqual([
       ["kubectl", "get", "pods", "--all-namespaces", "-o", "json"],
       ["jq", "-c", expr],
@@ -270,4 +289,50 @@ describe("kubernetes/core injection", () => {
     expect(existsSync(mark)).toBe(false)
     withJq.cleanup()
   })
+})
+
+describe("kubernetes/core checks jq_expr with dupin's jq grammar", () => {
+  // The red team read registry credentials with this filter through kubernetes_jq_query.
+  const IMPORT = 'import "config" as $c {search: "~/.docker"}; $c'
+  const DOCKER_SECRET = "registry-auth-5e1f0c"
+  const docker = join(process.env.HOME ?? "", ".docker")
+
+  beforeAll(() => {
+    mkdirSync(docker, { recursive: true })
+    writeFileSync(join(docker, "config.json"), JSON.stringify({ auths: { r: { auth: DOCKER_SECRET } } }))
+  })
+  afterAll(() => rmSync(docker, { recursive: true, force: true }))
+
+  for (const tool of ["kubernetes_jq_query", "kubernetes_count"]) {
+    test(`${tool}: the module import needs approval and reads nothing without it`, async () => {
+      k.respond("kubectl", PODS_JSON)
+      const args = { kind: "pods", jq_expr: IMPORT }
+      expect(approvalReason(tool, args)).toContain("import")
+      const r = await k.call(tool, args)
+      expect(r.status).toBe(ToolResultStatus.APPROVAL_REQUIRED)
+      expect(JSON.stringify(r)).not.toContain(DOCKER_SECRET)
+      expect(k.calls()).toEqual([])
+    })
+
+    for (const expr of ["$ENV.HOME", "env.PATH", '"\\(env)"', "$ # c\nENV"]) {
+      test(`${tool}: ${JSON.stringify(expr)} is refused even approved`, async () => {
+        k.respond("kubectl", PODS_JSON)
+        const args = { kind: "pods", jq_expr: expr }
+        expect(approvalReason(tool, args)).toBeUndefined()
+        const r = await callApproved(k, tool, args)
+        expect(r.status).toBe(ToolResultStatus.ERROR)
+        expect(r.error).toContain("environment")
+        expect(k.calls()).toEqual([])
+      })
+    }
+
+    test(`${tool}: an ordinary filter runs without approval`, async () => {
+      k.respond("kubectl", PODS_JSON)
+      const args = { kind: "pods", jq_expr: '.items[] | select(.status.phase == "Pending") | .metadata.name' }
+      expect(approvalReason(tool, args)).toBeUndefined()
+      const r = await k.call(tool, args)
+      expect(r.status).toBe(ToolResultStatus.SUCCESS)
+      expect(r.data).toContain('"checkout-2"')
+    })
+  }
 })
