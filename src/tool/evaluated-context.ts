@@ -19,8 +19,15 @@ type Span = { pos: number; end: number }
 type Region = Span & { why: string; kind: "value" | "name" }
 
 const ARITH_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
-/** Builtins whose arguments bash evaluates as arithmetic or code. */
-const CODE_BUILTINS = new Set(["let", "eval", "trap"])
+/** Builtins whose arguments bash evaluates as arithmetic or code (`source` runs a file of it). */
+const CODE_BUILTINS = new Set(["let", "eval", "trap", "source", "."])
+/** Shells whose `-c` word is a script. */
+const SHELLS = new Set(["bash", "sh", "dash", "ksh", "zsh", "busybox"])
+/**
+ * Variables bash itself expands as code: PS4 before each `set -x` trace line, prompts, and
+ * BASH_ENV/ENV when a child shell starts (command substitution included).
+ */
+const EXPANDED = ["PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "BASH_ENV", "ENV"]
 /** Builtins whose arguments may be variable names (`mapfile -C` even takes code). */
 const NAME_BUILTINS = new Set(["unset", "read", "mapfile", "readarray", "getopts", "wait"])
 /** Builtins that set variables from input dupin cannot see (stdin, options). */
@@ -36,8 +43,8 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
   const regions: Region[] = []
   const bindings = new Map<string, Array<Span | string>>()
   const seen = new Set<number>()
-  let declared: string | undefined
-  let positional: string | undefined
+  /** Set when the data flow is beyond following: then every placeholder must be an integer. */
+  let everywhere: string | undefined
   const fail = (why: string): never => {
     throw new TemplateError(`Cannot tell whether bash evaluates a placeholder in this command (${why}).`)
   }
@@ -76,6 +83,9 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
         if (node.parameter.startsWith(PROBE)) seen.add(node.parameterPos)
         if (node.prefix === "!")
           region({ pos: node.parameterPos, end: node.parameterEnd }, "as the name of an indirect expansion")
+        // `@P` expands the value as a prompt string, command substitutions included.
+        if (node.operation?.type === "Transform" && node.operation.operand.text === "P")
+          region({ pos: node.parameterPos, end: node.parameterEnd }, "in a prompt expansion (@P)")
         region(node.index, "in an array subscript")
         if (node.operation?.type === "Slice") {
           region(node.operation.offset, "in a substring offset")
@@ -128,11 +138,19 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
       for (const arg of args) if (/^[A-Za-z_]\w*$/.test(arg.text)) bind(arg.text, `set by ${name}`)
       for (const implicit of ["REPLY", "MAPFILE", "OPTARG"]) bind(implicit, `set by ${name}`)
     }
+    if (name === "alias") everywhere ??= "in a command that defines an alias (it may stand for eval)"
     if (name === "[" || name === "test") {
       args.forEach((arg, i) => {
-        if (arg.text === "-v" || arg.text === "-R")
-          region(args[i + 1], `as the operand of ${name} ${arg.text}`, "name")
+        // A value standing where an operator may be could itself be `-v` (allow_leading_dash).
+        const op = literal(arg)
+        if (op === "-v" || op === "-R") region(args[i + 1], `as the operand of ${name} ${op}`, "name")
+        else if (op === undefined) region(args[i + 1], `after a value in ${name} (it may be -v)`, "name")
       })
+    }
+    if (SHELLS.has(name)) {
+      const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg.text))
+      const script = flag < 0 ? undefined : args.slice(flag + 1).find((arg) => !arg.text.startsWith("-"))
+      region(script, `in the script of ${name} -c`)
     }
     if (name === "printf") {
       for (const [i, arg] of args.entries()) {
@@ -146,7 +164,8 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
     for (const arg of args) {
       const flags = literal(arg)
       if (flags !== undefined && /^[-+]/.test(flags)) {
-        if (/[in]/.test(flags)) declared ??= `${name} ${flags}`
+        if (/[in]/.test(flags))
+          everywhere ??= `in a command that uses ${name} ${flags} (bash evaluates what is assigned to such a variable)`
         continue
       }
       // A word that is not an assignment (`"$v"=1`, `$v`) is the name of a variable.
@@ -159,29 +178,27 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
   const probes = [...script.matchAll(PROBE_RE)].map((m) => ({ index: Number(m[1]), pos: m.index }))
   for (const probe of probes) if (!seen.has(probe.pos)) fail("the parser did not read it as an expansion")
 
-  // Names evaluated inside the regions evaluate their variables' values: follow assignments.
+  // A name bash evaluates evaluates that variable's value in turn: follow its assignments.
   const done = new Set<string>()
+  const follow = (name: string, why: string) => {
+    if (name.startsWith(PROBE) || done.has(name)) return
+    done.add(name)
+    if (name.startsWith("DUPIN_P_")) fail(`${name} is read directly ${why}`)
+    for (const source of bindings.get(name) ?? []) {
+      const via = `in a value assigned to ${name}, which bash evaluates ${why}`
+      if (typeof source !== "string") region(source, via)
+      else if (probes.length > 0) fail(`${name} is ${source} and evaluated ${why}`)
+    }
+  }
+  for (const name of EXPANDED) follow(name, "as a prompt or a startup file")
   for (let r = 0; r < regions.length; r++) {
     const { pos, end, why, kind } = regions[r]!
     const text = script.slice(pos, end)
-    if (/\$\{?[0-9@*]/.test(text)) positional ??= why
-    for (const name of evaluatedNames(text, kind)) {
-      if (name.startsWith(PROBE) || done.has(name)) continue
-      done.add(name)
-      if (name.startsWith("DUPIN_P_")) fail(`${name} is read directly ${why}`)
-      for (const source of bindings.get(name) ?? []) {
-        const via = `in a value assigned to ${name}, which bash evaluates ${why}`
-        if (typeof source !== "string") region(source, via)
-        else if (probes.length > 0) fail(`${name} is ${source} and evaluated ${why}`)
-      }
-    }
+    // `$1` may come from `set --` or any function call: too far to follow.
+    if (/\$\{?[0-9@*]/.test(text)) everywhere ??= `in a command that evaluates a positional parameter ${why}`
+    for (const name of evaluatedNames(text, kind)) follow(name, why)
   }
 
-  // `declare -i`/`-n` make later assignments evaluate, and `$1` may come from `set --` or any
-  // function call: rather than follow that data flow, every placeholder must be an integer.
-  const everywhere =
-    (declared && `in a command that uses ${declared} (bash evaluates what is assigned to such a variable)`) ||
-    (positional && `in a command that evaluates a positional parameter ${positional}`)
   const reasons = new Map<number, string>()
   for (const probe of probes) {
     const hit = regions.find((r) => probe.pos >= r.pos && probe.pos < r.end)

@@ -44,6 +44,7 @@ describe("values never become shell syntax", () => {
     ["$'...'", "printf '%s\\n' $'pre\\t{{ v }}'", (v) => `pre\t${v}\n`],
     ["inside $( ) in double quotes", "printf '%s\\n' \"$(printf '%s' \"{{ v }}\")\"", (v) => `${v}\n`],
     ["unquoted heredoc", "cat <<EOF\n{{ v }}\nEOF", (v) => `${v}\n`],
+    ["here-string", "cat <<< {{ v }}", (v) => `${v}\n`],
   ]
   for (const [where, template, expected] of placements) {
     for (const value of ATTACKS) {
@@ -213,6 +214,10 @@ describe("placeholders bash evaluates take integers only", () => {
     ["eval", 'eval "echo {{ x }}"', "2\n"],
     ["builtin eval", 'builtin eval "echo {{ x }}"', "2\n"],
     ["trap", "trap 'echo {{ x }}' EXIT", "2\n"],
+    ["a variable then expanded as a prompt (@P)", "y=v{{ x }}; echo ${y@P}", "v2\n"],
+    ["PS4, expanded before each trace line", "PS4={{ x }}; echo $PS4", "2\n"],
+    ["the script of bash -c", 'bash -c "echo {{ x }}"', "2\n"],
+    ["after an alias (it may stand for eval)", "shopt -s expand_aliases; alias e=echo\ne {{ x }}", "2\n"],
   ]
   for (const [where, template, expected] of contexts) {
     describe(where, () => {
@@ -263,8 +268,19 @@ describe("placeholders bash evaluates take integers only", () => {
     expect(new CommandTemplate("echo $(( {{ x | default(7) }} ))").render({}).display).toBe("echo $(( 7 ))")
   })
 
-  test("arguments of a command named by a variable are treated as evaluated (it may be eval)", () => {
-    expect(() => new CommandTemplate("$CMD {{ x }}", asString)).toThrow(/a command whose name is not literal/)
+  test("code and names reached some other way are refused as strings too", () => {
+    for (const [template, why] of [
+      ["$CMD {{ x }}", /a command whose name is not literal/],
+      ["'eval' {{ x }}", /a command whose name is not literal/],
+      [". {{ x }}", /an argument of \./],
+      [
+        "BASH_ENV={{ x }} bash -c 'echo ok'",
+        /assigned to BASH_ENV, which bash evaluates as a prompt or a startup file/,
+      ],
+      ["[ {{ op }} {{ x }} ]", /after a value in \[ \(it may be -v\)/],
+    ] as const) {
+      expect(() => new CommandTemplate(template, asString)).toThrow(why)
+    }
   })
 
   describe("what the analysis cannot follow is refused at load, whatever the type", () => {
