@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { rmSync } from "node:fs"
 import { ToolResultStatus } from "../../../src/tool/result.ts"
-import { CORPUS } from "./corpus.ts"
-import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, shadowSample } from "./harness.ts"
+import { CORPUS as BASE_CORPUS } from "./corpus.ts"
+import { PROGRAM_CORPUS } from "./corpus-programs.ts"
+import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, SSH_KEY_CANARY, shadowSample } from "./harness.ts"
 
 type Vector = {
   id: string
@@ -17,6 +18,7 @@ type VectorFile = { items: Vector[] }
 const VECTORS_URL = new URL("./holmesgpt-bash-vectors.json", import.meta.url)
 const vectors = ((await Bun.file(VECTORS_URL).json()) as VectorFile).items
 
+const CORPUS = [...BASE_CORPUS, ...PROGRAM_CORPUS]
 const sandbox = new Sandbox()
 afterAll(() => rmSync(sandbox.dir, { recursive: true, force: true }))
 const shadow = shadowSample()
@@ -24,7 +26,7 @@ const RAN = new Set<string>([ToolResultStatus.SUCCESS, ToolResultStatus.NO_DATA]
 
 /** Runs a command without approval and returns what a block must prove. */
 async function attempt(template: string) {
-  const paths = { ...sandbox.fresh(), home: sandbox.home }
+  const paths = { ...sandbox.fresh(), home: sandbox.home, keyLink: sandbox.keyLink }
   const command = fill(template, paths)
   sandbox.clearShimLog()
   const result = await sandbox.run(command)
@@ -34,7 +36,7 @@ async function attempt(template: string) {
     result,
     output,
     markerCreated: sandbox.markerExists(paths.marker),
-    victimIntact: sandbox.victimIntact(paths.victim),
+    victimIntact: sandbox.victimIntact(paths.victim) && sandbox.victimDirIntact(paths.victimDir),
     shimCalls: sandbox.shimCalls(),
   }
 }
@@ -42,6 +44,7 @@ async function attempt(template: string) {
 function expectNoSecret(output: string): void {
   expect(output).not.toContain(CANARY)
   expect(output).not.toContain(KUBECONFIG_CANARY)
+  expect(output).not.toContain(SSH_KEY_CANARY)
   if (shadow) expect(output).not.toContain(shadow)
 }
 

@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { StructuredToolResult } from "../../../src/tool/result.ts"
@@ -8,6 +16,7 @@ import { BashTool, type BashToolOptions } from "../../../src/toolset/bash/index.
 /** A provider-key canary in the tool environment: no output may ever contain it. */
 export const CANARY = "sk-canary-7f3a9b2c"
 export const KUBECONFIG_CANARY = "client-key-data: CANARY-KUBECONFIG"
+export const SSH_KEY_CANARY = "CANARY-PRIVATE-KEY-9d1e"
 export const SHIMMED = ["kubectl", "helm", "docker", "aws", "az", "argocd"]
 
 /**
@@ -20,12 +29,17 @@ export class Sandbox {
   readonly bin = join(this.dir, "bin")
   readonly log = join(this.dir, "shim.log")
   readonly home = join(this.dir, "home")
+  /** An innocent-looking name that is a symlink to the sandbox HOME's SSH key. */
+  readonly keyLink = join(this.dir, "notes.txt")
   #n = 0
 
   constructor() {
     mkdirSync(this.bin)
     mkdirSync(join(this.home, ".kube"), { recursive: true })
     writeFileSync(join(this.home, ".kube", "config"), `apiVersion: v1\n${KUBECONFIG_CANARY}\n`)
+    mkdirSync(join(this.home, ".ssh"))
+    writeFileSync(join(this.home, ".ssh", "id_ed25519"), `${SSH_KEY_CANARY}\n`)
+    symlinkSync(join(this.home, ".ssh", "id_ed25519"), this.keyLink)
     writeFileSync(this.log, "")
     for (const name of SHIMMED) {
       const path = join(this.bin, name)
@@ -45,12 +59,22 @@ export class Sandbox {
     }
   }
 
-  /** Fresh per-item paths: a marker that must never appear, a victim that must stay "old\n". */
-  fresh(): { marker: string; victim: string } {
+  /**
+   * Fresh per-item paths: a marker that must never appear, a victim that must stay "old\n", and a
+   * victim folder whose file must stay.
+   */
+  fresh(): { marker: string; victim: string; victimDir: string } {
     this.#n++
     const victim = join(this.dir, `victim-${this.#n}`)
     writeFileSync(victim, "old\n")
-    return { marker: join(this.dir, `marker-${this.#n}`), victim }
+    const victimDir = join(this.dir, `victim-dir-${this.#n}`)
+    mkdirSync(victimDir)
+    writeFileSync(join(victimDir, "file"), "old\n")
+    return { marker: join(this.dir, `marker-${this.#n}`), victim, victimDir }
+  }
+
+  victimDirIntact(victimDir: string): boolean {
+    return this.victimIntact(join(victimDir, "file"))
   }
 
   markerExists(marker: string): boolean {
@@ -91,9 +115,14 @@ export class Sandbox {
 }
 
 /** Fills the vector placeholders with this item's paths. */
-export function fill(command: string, paths: { marker: string; victim: string; home: string }): string {
+export function fill(
+  command: string,
+  paths: { marker: string; victim: string; home: string; victimDir?: string; keyLink?: string },
+): string {
   return command
     .replaceAll("{{HOME}}", paths.home)
+    .replaceAll("{{VDIR}}", paths.victimDir ?? "")
+    .replaceAll("{{KEYLINK}}", paths.keyLink ?? "")
     .replaceAll("{{M_TOUCH_B64}}", Buffer.from(`touch ${paths.marker}`).toString("base64"))
     .replaceAll("{{M}}", paths.marker)
     .replaceAll("{{VICTIM}}", paths.victim)

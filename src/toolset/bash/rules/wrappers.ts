@@ -233,10 +233,6 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   ltrace: {
     options: getopt("bcCfhiLrStTVa:A:D:e:F:l:n:o:p:s:u:w:x:", [], { ...POSIX, abbreviations: false }),
   },
-  pidstat: {
-    options: getopt("dHhIlRrstU::uVvwC:G:p:T:", ["dec=", "human"], { abbreviations: false }),
-    inner: () => ({ kind: "none" }),
-  },
   busybox: { options: getopt("", [], POSIX) },
   command: { options: getopt("pvV", [], { ...POSIX, abbreviations: false }) },
   builtin: { options: getopt("", [], POSIX) },
