@@ -183,6 +183,7 @@ export class Config {
             outputCostPerToken: entry.output_cost_per_token ?? undefined,
           },
           env: this.#env,
+          secrets: this.#processSecrets(),
         })
       : createChatModel({
           id: key,
@@ -191,9 +192,15 @@ export class Config {
           apiBase: expand(this.#init.apiBase, "api_base"),
           apiVersion: expand(this.#init.apiVersion, "api_version"),
           env: this.#env,
+          secrets: this.#processSecrets(),
         })
     this.#models.set(key, model)
     return model
+  }
+
+  /** Secrets besides a model's own key that provider error texts must never carry back out. */
+  #processSecrets(): string[] {
+    return [this.server.authToken, this.server.approvalSecret].filter((s): s is string => Boolean(s))
   }
 
   /** The loaded runbook catalog, or undefined when no runbook folder is configured. */

@@ -5,6 +5,7 @@
  */
 import OpenAI from "openai"
 import { ModelError, type ModelErrorKind } from "../errors.ts"
+import { redactKnown } from "../tool/redact.ts"
 import { isRetryableStatus } from "./retry.ts"
 
 export type Failure = {
@@ -73,11 +74,27 @@ const WHAT: Record<ModelErrorKind, string> = {
   invalid_response: "returned an invalid response",
 }
 
-export function toModelError(failure: Failure, modelId: string, attempts: number): ModelError {
+/** Characters of a provider's own words kept in the error; a proxy may answer with a whole page. */
+const MAX_DETAIL = 1000
+
+/**
+ * The ModelError for a failure. The provider's words are redacted here, where they enter dupin,
+ * so no response, SSE event or log line carries them raw: a proxy or gateway that echoes the
+ * request's Authorization header (or the key in a URL) would otherwise hand the key to every API
+ * client. `secrets` are the keys this model holds, found verbatim whatever their shape.
+ */
+export function toModelError(
+  failure: Failure,
+  modelId: string,
+  attempts: number,
+  secrets: readonly (string | undefined)[] = [],
+): ModelError {
   const status = failure.status ? ` (HTTP ${failure.status})` : ""
   const tries = attempts > 1 ? ` after ${attempts} attempts` : ""
+  const cut = failure.detail.length > MAX_DETAIL ? `${failure.detail.slice(0, MAX_DETAIL)}…` : failure.detail
+  const detail = redactKnown(cut, secrets)
   return new ModelError(
-    `Model ${modelId}: the provider ${WHAT[failure.kind]}${status}${tries}: ${failure.detail}`,
+    `Model ${modelId}: the provider ${WHAT[failure.kind]}${status}${tries}: ${detail}`,
     failure.kind,
     failure.status,
   )

@@ -22,6 +22,8 @@ export type CreateChatModelOptions = {
   timeoutMs?: number
   maxRetries?: number
   retryBaseDelayMs?: number
+  /** Other secrets of the process (auth token, approval secret) to keep out of error texts. */
+  secrets?: readonly string[]
 }
 
 /** Throws ConfigError for an unknown provider, a missing key or a missing Azure endpoint. */
@@ -41,5 +43,6 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
     retryBaseDelayMs: options.retryBaseDelayMs,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
   })
 }

@@ -24,6 +24,8 @@ export type OpenAIChatModelOptions = {
   timeoutMs?: number
   maxRetries?: number
   retryBaseDelayMs?: number
+  /** Other secrets of the process (auth token, approval secret) to keep out of error texts. */
+  secrets?: readonly string[]
 }
 
 export class OpenAIChatModel implements ChatModel {
@@ -35,6 +37,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly temperature: number | undefined
   private readonly maxRetries: number
   private readonly retryBaseDelayMs: number
+  /** Found and redacted verbatim in provider error texts (classify-error.ts). */
+  private readonly secrets: readonly string[]
 
   constructor(options: OpenAIChatModelOptions) {
     this.name = options.name
@@ -43,6 +47,7 @@ export class OpenAIChatModel implements ChatModel {
     this.temperature = options.temperature
     this.maxRetries = Math.max(0, options.maxRetries ?? 3)
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500
+    this.secrets = [options.apiKey, ...(options.secrets ?? [])]
     const common = {
       apiKey: options.apiKey,
       timeout: options.timeoutMs ?? 600_000,
@@ -89,7 +94,7 @@ export class OpenAIChatModel implements ChatModel {
         if (signal?.aborted) throw new AbortError()
         const failure = classifyError(error)
         if (!failure.retryable || attempt >= this.maxRetries)
-          throw toModelError(failure, this.info.id, attempt + 1)
+          throw toModelError(failure, this.info.id, attempt + 1, this.secrets)
         const delay = retryDelayMs(attempt, this.retryBaseDelayMs, failure.headers)
         log.warn("llm call failed, retrying", {
           model: this.info.id,

@@ -327,3 +327,18 @@ function unescapeJson(value: string): string | undefined {
     return undefined
   }
 }
+
+/** Shorter values are not treated as secrets to find verbatim: they would hit ordinary words. */
+const MIN_KNOWN_SECRET = 8
+
+/**
+ * `redact` plus every occurrence of `secrets` (the configured keys and tokens themselves, whatever
+ * shape they have): for text that may echo them back, such as a provider's or a proxy's error body.
+ */
+export function redactKnown(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret && secret.length >= MIN_KNOWN_SECRET) out = out.replaceAll(secret, REDACTED)
+  }
+  return redact(out)
+}

@@ -105,6 +105,36 @@ describe("CONTRACT §5 statuses and the one error body", () => {
     await expectError(await h.post({ ask: "q" }), 502, 5020)
   })
 
+  test("a provider error body that echoes the key reaches neither the 502 nor the SSE error event", async () => {
+    const key = "sk-proxy-echo-4f9a7c2e1b8d6a3f"
+    const token = "auth-token-5e8c1d9b7a2f"
+    const echoing = (request: { headers: Record<string, string> }) => ({
+      status: 401,
+      body: {
+        error: {
+          message: `gateway refused: you sent authorization: ${request.headers.authorization}; key=${key} (plain ${key}); token ${token}`,
+        },
+      },
+    })
+    h = await startHarness({ init: { apiKey: key, server: { auth_token: token } } })
+    const auth = { authorization: `Bearer ${token}` }
+    h.fake.script(echoing)
+    const error = await expectError(await h.post({ ask: "q" }, auth), 502, 5020)
+    expect(error.detail).toContain("gateway refused")
+    expect(error.detail).not.toContain(key)
+    expect(error.detail).not.toContain(key.slice(3))
+    expect(error.detail).not.toContain(token)
+    expect(error.detail).toContain("[REDACTED]")
+
+    h.fake.script(echoing)
+    const { events, text } = await h.stream({ ask: "q" }, auth)
+    const failed = events.find((e) => e.event === "error")
+    expect(failed).toBeDefined()
+    expect(text).toContain("gateway refused")
+    expect(text).not.toContain(key)
+    expect(text).not.toContain(token)
+  })
+
   test("500 / 1: anything else (here a model key variable that is not set), without internals", async () => {
     h = await startHarness({
       useModelList: true,
