@@ -65,13 +65,10 @@ function hardDeny(name: string, args: readonly string[], config: BashPolicyConfi
   for (const [index, arg] of args.entries()) {
     const reason = credentialReason(arg, config)
     if (!reason) continue
-    // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag (approve).
+    // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
+    // (approve). Not for dupin's own files: a parse error could quote them.
     const isKubeconfigFlag = /^--kubeconfig(=|$)/.test(arg) || args[index - 1] === "--kubeconfig"
-    if (
-      (name === "kubectl" || name === "helm") &&
-      isKubeconfigFlag &&
-      /holds a kubeconfig$|a file dupin protects/.test(reason)
-    )
+    if ((name === "kubectl" || name === "helm") && isKubeconfigFlag && /holds a kubeconfig$/.test(reason))
       continue
     return deny(`a protected path (credentials; refused even with approval): ${reason}`)
   }

@@ -3,10 +3,13 @@ import { parseCommand } from "../../../src/toolset/bash/parse.ts"
 import { classifyPipeline } from "../../../src/toolset/bash/policy.ts"
 import type { Decision } from "../../../src/toolset/bash/verdict.ts"
 
+/** A kubeconfig from KUBECONFIG and dupin's config file, as the composition passes them. */
+const PROTECTED = ["/srv/kube/prod.conf", "/opt/dupin/config.yaml"]
+
 function decide(command: string): Decision {
   const parsed = parseCommand(command)
   if (!parsed.ok) throw new Error(`${command}: ${parsed.reason}`)
-  return classifyPipeline(parsed.stages, { cwd: "/tmp" }).decision
+  return classifyPipeline(parsed.stages, { cwd: "/tmp", protectedPaths: PROTECTED }).decision
 }
 
 const table: Record<Decision, string[]> = {
@@ -36,6 +39,22 @@ const table: Record<Decision, string[]> = {
     "jq -n --args '$ARGS' a b",
     "tail -20",
     "grep x /var/log/syslog",
+    "journalctl -b -1 -u kubelet -n 20 --no-pager",
+    "journalctl --since=-1h -p err -o short-iso",
+    "systemctl status --no-pager -n 5 ssh",
+    "systemctl list-units --type=service --state=failed",
+    "kubectl --namespace kube-system get pods -o wide",
+    "kubectl get pods -n=default --show-labels=true",
+    "kubectl logs -f --tail=10 pod -c main",
+    "kubectl api-resources --namespaced=false",
+    "docker ps -a --format '{{.Names}}'",
+    "docker container ls -q",
+    "helm -n x list -A",
+    "helm get values x --revision 2",
+    "ss -tulpn state established",
+    "date -u +%FT%T -d @0",
+    "find / -xdev -newermt 2020-01-01 -name x",
+    "lsof -nP -iTCP:443",
     "head -n 5 /tmp/x",
     "jq . /tmp/file.json",
     "cat /etc/os-release",
@@ -119,6 +138,14 @@ const table: Record<Decision, string[]> = {
     "sh -c 'env'",
     "bash -lc 'cat /etc/shadow'",
     "kubectl get pods | kubectl exec -i p -- sh",
+    "cat /srv/kube/prod.conf",
+    "grep server /srv/kube/../kube/prod.conf",
+    "head --lines=3 /opt/dupin/config.yaml",
+    "tail -f /etc/dupin/env",
+    "ls /etc/dupin/",
+    "kubectl get pods | xargs kubectl",
+    "xargs kubectl describe",
+    "sudo sudo sudo sudo sudo sudo id",
   ],
 }
 

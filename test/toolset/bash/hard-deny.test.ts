@@ -1,0 +1,119 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { readFileSync, rmSync } from "node:fs"
+import { ToolResultStatus } from "../../../src/tool/result.ts"
+import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, SSH_KEY_CANARY } from "./harness.ts"
+
+const sandbox = new Sandbox()
+afterAll(() => rmSync(sandbox.dir, { recursive: true, force: true }))
+
+/**
+ * The red team's forms that got past the hard-deny list once a human approved (issue 10), and
+ * their neighbours: each is run approved against the real program and must still be refused,
+ * with nothing touched, nothing run and no secret in the answer.
+ */
+const REFUSED_APPROVED = [
+  "kubectl --profile none exec pod -- touch {{M}}",
+  "kubectl --request-timeout 5s exec pod -- touch {{M}}",
+  "kubectl get --raw=/api/v1/namespaces/default/secrets",
+  "kubectl debug -it node/x --image=busybox -- rm -r {{VDIR}}",
+  "kubectl run -it x --image=busybox -- rm -r {{VDIR}}",
+  "bash -c -- 'rm -r {{VDIR}}'",
+  "bash -c 'ls; rm -r {{VDIR}}'",
+  "sh -c 'if true; then rm -r {{VDIR}}; fi'",
+  "echo -r {{VDIR}} | xargs rm",
+  "echo {{VDIR}} | xargs -I{} rm -r {}",
+  "flock {{VICTIM}} -c 'rm -r {{VDIR}}'",
+  "flock -c 'rm -r {{VDIR}}' {{VICTIM}}",
+  "watch -n 1 'rm -r {{VDIR}}'",
+  "watch -x rm -r {{VDIR}}",
+  "sudo -iu root rm -r {{VDIR}}",
+  "timeout 5 sh -c 'echo x; rm -r {{VDIR}}'",
+  "pidstat 1 1 -e sh -c 'rm -r {{VDIR}}'",
+  "nice -5 rm -r {{VDIR}}",
+  "getent -s files shadow",
+  "getent --serv=files gshadow",
+  "dmesg --fil=/proc/self/environ",
+  "date -uf/proc/self/environ",
+  "du --files0-from=/proc/self/environ",
+  "cat /proc/net/../../self/environ",
+  "cat /proc/net/../../{{SERVER_PID}}/environ",
+  "cat /proc/self/cwd/../../../proc/self/environ",
+  "cat {{KEYLINK}}",
+  "base64 {{KEYLINK}}",
+  "grep -r CANARY {{HOME}}/.ssh",
+  "cat /etc/dupin/env",
+  "sudo -iu root cat /proc/self/environ",
+]
+
+describe("hard deny holds even when approved", () => {
+  for (const template of REFUSED_APPROVED) {
+    test(template, async () => {
+      const paths = { ...sandbox.fresh(), home: sandbox.home, keyLink: sandbox.keyLink }
+      const command = fill(template, paths)
+      expect(sandbox.tool().requiresApproval({ command })).toBe(false)
+      sandbox.clearShimLog()
+      const result = await sandbox.run(command, { approved: true })
+      const output = `${result.dataText()}\n${result.error ?? ""}`
+      expect(result.status).toBe(ToolResultStatus.ERROR)
+      expect(result.error).toContain("not run, even with approval")
+      expect(sandbox.markerExists(paths.marker)).toBe(false)
+      expect(sandbox.victimIntact(paths.victim)).toBe(true)
+      expect(sandbox.victimDirIntact(paths.victimDir)).toBe(true)
+      expect(sandbox.shimCalls()).toEqual([])
+      for (const secret of [CANARY, KUBECONFIG_CANARY, SSH_KEY_CANARY]) expect(output).not.toContain(secret)
+    })
+  }
+
+  test("sed --in-pl on /etc/hosts is refused approved, and /etc/hosts is unchanged", async () => {
+    const before = readFileSync("/etc/hosts", "utf8")
+    const result = await sandbox.run("sed --in-pl s/localhost/evil/ /etc/hosts", { approved: true })
+    expect(result.error).toContain("not run, even with approval")
+    expect(readFileSync("/etc/hosts", "utf8")).toBe(before)
+  })
+})
+
+describe("reading ordinary files is a read", () => {
+  for (const [command, expected] of [
+    ["cat /etc/hostname", readFileSync("/etc/hostname", "utf8")],
+    ["head -n 1 /etc/os-release", `${readFileSync("/etc/os-release", "utf8").split("\n")[0]}\n`],
+    ["tail -n 1 /etc/passwd", `${readFileSync("/etc/passwd", "utf8").trimEnd().split("\n").at(-1)}\n`],
+    ["seq 1 5 | tail -n 2", "4\n5\n"],
+  ] as const) {
+    test(`${command} runs without approval and returns the file`, async () => {
+      expect(sandbox.tool().requiresApproval({ command })).toBe(false)
+      const result = await sandbox.run(command)
+      expect(result.status).toBe(ToolResultStatus.SUCCESS)
+      expect(result.dataText()).toBe(expected)
+    })
+  }
+})
+
+describe("pipeline bounds", () => {
+  test("a pipeline of more than 16 stages is refused before anything runs", async () => {
+    const { marker } = sandbox.fresh()
+    const command = `${"echo x | ".repeat(16)}touch ${marker}`
+    const result = await sandbox.run(command, { approved: true })
+    expect(result.status).toBe(ToolResultStatus.ERROR)
+    expect(result.error).toContain("at most 16")
+    expect(sandbox.markerExists(marker)).toBe(false)
+  })
+
+  test("the red team's 3,000-stage pipeline is refused at once", async () => {
+    const started = performance.now()
+    const result = await sandbox.run(`${"cat | ".repeat(1999)}cat`, { approved: true })
+    expect(result.status).toBe(ToolResultStatus.ERROR)
+    expect(result.error).toMatch(/characters long|at most 16/)
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+
+  test("16 stages still run", async () => {
+    const result = await sandbox.run(`echo x${" | cat".repeat(15)}`)
+    expect(result.status).toBe(ToolResultStatus.SUCCESS)
+    expect(result.dataText()).toBe("x\n")
+  })
+
+  test("a command longer than 8,192 characters is refused", async () => {
+    const result = await sandbox.run(`echo ${"a".repeat(9000)}`, { approved: true })
+    expect(result.error).toContain("characters long")
+  })
+})
