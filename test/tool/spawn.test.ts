@@ -1,7 +1,8 @@
-import { describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
 import { buildToolEnv, runPipeline, runProcess } from "../../src/tool/spawn.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 
@@ -230,5 +231,89 @@ describe("buildToolEnv", () => {
     expect(r.output).not.toContain("sk-secret-value")
     expect(r.output).not.toContain("SVC_")
     expect(r.output).toContain("PATH=")
+  })
+})
+
+/** Live processes anywhere on the host whose argv contains `marker` (zombies do not count). */
+async function liveWith(marker: string): Promise<string[]> {
+  const scan = () =>
+    Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="])
+      .stdout.toString()
+      .split("\n")
+      .filter((l) => l.includes(marker) && !l.includes("ps -eo") && !/^\s*\d+\s+Z/.test(l))
+  for (let i = 0; i < 20 && scan().length > 0; i++) await Bun.sleep(50)
+  return scan()
+}
+
+describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("under containment (bwrap)", () => {
+  beforeAll(() => {
+    expect(configureContainment({ mode: "auto" }).mechanism).toBe("bwrap")
+  })
+  afterAll(() => resetContainment())
+
+  test("output, exit code, stdin and cwd work as without it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
+    const r = await runProcess({
+      ...base,
+      cwd: dir,
+      stdin: "in\n",
+      argv: ["sh", "-c", "cat; pwd; echo err >&2; exit 3"],
+    })
+    expect(r.exitCode).toBe(3)
+    expect(r.stdout).toBe(`in\n${dir}\n`)
+    expect(r.stderr).toBe("err\n")
+  })
+
+  test("a producer cut off by head is SIGPIPE, not a failure; a missing command is 127", async () => {
+    const cut = await runPipeline({ ...base, stages: [["yes"], ["head", "-2"]] })
+    expect(cut.exitCode).toBe(0)
+    expect(cut.stages[0]).toMatchObject({ exitCode: null, signalCode: "SIGPIPE" })
+    const missing = await runPipeline({ ...base, stages: [["echo", "x"], ["no-such-filter-cmd"]] })
+    expect(missing.exitCode).toBe(127)
+    expect(missing.output).toContain("no-such-filter-cmd: command not found")
+  })
+
+  test("timeout and abort leave no process behind, background ones included", async () => {
+    const timedOut = await runProcess({
+      ...base,
+      timeoutMs: 300,
+      argv: ["sh", "-c", "sleep 4242 & trap '' TERM; sleep 4242"],
+    })
+    expect(timedOut.timedOut).toBe(true)
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 300)
+    const aborted = await runProcess({
+      ...base,
+      signal: controller.signal,
+      argv: ["sh", "-c", "sleep 4243 & sleep 4243"],
+    })
+    expect(aborted.aborted).toBe(true)
+    expect(await liveWith("sleep 4242")).toEqual([])
+    expect(await liveWith("sleep 4243")).toEqual([])
+  })
+})
+
+describe("concurrent tool processes", () => {
+  afterAll(() => resetContainment())
+
+  test("past the cap, runs wait their turn; an aborted waiter leaves the queue; a too-long pipeline is refused", async () => {
+    configureContainment({ mode: "off", maxConcurrentProcesses: 2 })
+    const started = performance.now()
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runProcess({ ...base, argv: ["sleep", "0.3"] })))
+    expect(runs.every((r) => r.exitCode === 0)).toBe(true)
+    // Four 0.3 s sleeps two at a time take two rounds.
+    expect(performance.now() - started).toBeGreaterThan(580)
+
+    const blocker = runProcess({ ...base, argv: ["sleep", "0.5"] })
+    const blocker2 = runProcess({ ...base, argv: ["sleep", "0.5"] })
+    const waiting = performance.now()
+    const aborted = await runProcess({ ...base, signal: AbortSignal.timeout(100), argv: ["echo", "never"] })
+    expect(aborted).toMatchObject({ aborted: true, output: "" })
+    expect(performance.now() - waiting).toBeLessThan(400)
+    await Promise.all([blocker, blocker2])
+
+    const long = await runPipeline({ ...base, stages: [["echo"], ["cat"], ["cat"]] })
+    expect(long.exitCode).toBe(126)
+    expect(long.output).toContain("exceeds the 2 tool processes")
   })
 })

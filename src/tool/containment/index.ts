@@ -53,11 +53,16 @@ const FIX_NAMESPACES =
   "(sysctl kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0; in a systemd " +
   "unit RestrictNamespaces=user mnt pid ipc and SystemCallFilter=@system-service @mount, as deploy/dupin.service has)"
 
-let state: ContainmentState = uncontained(
-  "off",
-  ["containment is not configured: tool processes run uncontained (call configureContainment at startup)"],
-  DEFAULT_MAX_CONCURRENT_PROCESSES,
-)
+const UNCONFIGURED = [
+  "containment is not configured: tool processes run uncontained (call configureContainment at startup)",
+]
+
+let state: ContainmentState = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
+
+/** Back to the state before any configureContainment (tests that configure it in-process). */
+export function resetContainment(): void {
+  state = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
+}
 
 /** Detects what the host allows, applies what dupin itself can (non-dumpable) and stores the result. */
 export function configureContainment(options: ContainmentOptions = {}): ContainmentInfo {
