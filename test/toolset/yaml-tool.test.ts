@@ -175,7 +175,13 @@ describe("YAML tools whose placeholders bash would evaluate", () => {
   })
 
   test("a parameter the tool does not declare gets the same treatment", async () => {
-    const t = tool("echo $(( {{ x }} + 1 ))")
+    let t: YamlTool
+    try {
+      t = tool("echo $(( {{ x }} + 1 ))")
+    } catch (error) {
+      expect((error as Error).message).toMatch(/declare it `type: integer` \(it is undeclared\)/)
+      return
+    }
     const r = await t.run({ x: attack }, context())
     expect(r.status).toBe(ToolResultStatus.ERROR)
     expect(r.error).toMatch(/The value of x must be an integer/)
