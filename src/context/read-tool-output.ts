@@ -3,9 +3,10 @@ import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool, type ToolContext } from "../tool/tool.ts"
 import { Toolset } from "../tool/toolset.ts"
-import { type Found, findMatches, grepText, readLines } from "./output-pager.ts"
+import { type Found, grepText, readLines } from "./output-pager.ts"
 import type { OutputStore } from "./output-store.ts"
-import { compileSearchPattern, MATCH_MAX_CHARS } from "./search-pattern.ts"
+import { MATCH_MAX_CHARS } from "./search-pattern.ts"
+import { runSearch } from "./search-runner.ts"
 
 export const READ_TOOL_OUTPUT = "read_tool_output"
 
@@ -85,16 +86,20 @@ export class ReadToolOutputTool extends Tool {
     let render: (maxChars: number) => { text: string; status: ToolResultStatus }
     if (typeof params.pattern === "string" && params.pattern !== "") {
       const pattern = params.pattern
-      const compiled = compileSearchPattern(pattern, params.ignore_case === true)
-      if (typeof compiled === "string") return StructuredToolResult.error(compiled)
       // Searched once; only the rendering shrinks below when the page is over budget.
-      const found = await findMatches(text, compiled.test, {
-        maxMatches: Math.min(MAX_MATCHES, Math.max(1, asInt(params.max_matches, 50))),
-        window: compiled.window,
-        budgetMs: SEARCH_BUDGET_MS,
-        signal: context.signal,
-      })
-      const searched = { pattern, found, window: compiled.window }
+      const reply = await runSearch(
+        {
+          text,
+          pattern,
+          ignoreCase: params.ignore_case === true,
+          maxMatches: Math.min(MAX_MATCHES, Math.max(1, asInt(params.max_matches, 50))),
+          budgetMs: SEARCH_BUDGET_MS,
+        },
+        context.signal,
+      )
+      if (reply.kind === "refused") return StructuredToolResult.error(reply.message)
+      const { found, window } = reply
+      const searched = { pattern, found, window }
       render = (maxChars) => this.search(text, source, params, searched, maxChars)
     } else {
       render = (maxChars) => this.page(text, source, params, maxChars)

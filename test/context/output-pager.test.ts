@@ -70,7 +70,8 @@ describe("search patterns (RE2)", () => {
     for (const source of ["(.|.)*Z", "(a+)+!", "(x*)*y", "(\\w+){2,}!", "(a|aa)+b"]) {
       const started = performance.now()
       expect(compiled(source).test(line)).toBe(false)
-      expect(performance.now() - started).toBeLessThan(50)
+      // A backtracking engine takes ~0.5 s on (.|.)*Z here and far longer on the others.
+      expect(performance.now() - started).toBeLessThan(250)
     }
   })
 
@@ -83,7 +84,7 @@ describe("search patterns (RE2)", () => {
     ).join("")
     const started = performance.now()
     big.test(line.slice(0, big.window))
-    expect(performance.now() - started).toBeLessThan(50)
+    expect(performance.now() - started).toBeLessThan(250)
     expect(compiled("ERROR|WARN").window).toBe(10_000)
   })
 

@@ -1,0 +1,218 @@
+/**
+ * Model-chosen work never holds the event loop: while the worst case of each parse the model can
+ * trigger runs inside a real `dupin serve` process, `/healthz` answers within 100 ms. The fake
+ * provider (in this process) plays the model; the hostile page comes from a loopback server that
+ * `allowed_hosts` lets through. Each case prints its worst `/healthz` latency.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type ServerProcess, startServerProcess, waitForOk } from "../bench/support/processes.ts"
+import { serveArgv } from "../bench/support/server-config.ts"
+import { type FakeProvider, type RecordedRequest, startFakeProvider } from "../support/fake-provider.ts"
+
+const HEALTHZ_BUDGET_MS = 100
+/** A poll outstanding this long means the server is frozen: fail now instead of waiting it out. */
+const FROZEN_MS = 2_000
+
+// `lines_a`: the red team's 80 lines of 10,000 `a` (with `(.|.)*Z` ~0.5 s per line on a
+// backtracking engine). `lines_text`: 80 lines of 10,000 letters and spaces, for a pattern whose
+// RE2 program is large and whose `\b` keeps the matcher off its fast path. Outputs stay at 800 KB:
+// larger ones cost the result path (redaction, token counting) time of their own, not measured here.
+const TOOLSET = `toolsets:
+  dos/outputs:
+    description: Large outputs for event-loop tests
+    tools:
+      - name: lines_a
+        description: 80 long lines of a
+        command: "awk 'BEGIN { s = sprintf(\\"%10000s\\", \\"\\"); gsub(/ /, \\"a\\", s); for (n = 0; n < 80; n++) print s }'"
+      - name: lines_text
+        description: 80 long lines of text
+        command: "awk 'BEGIN { a = \\"abcdefghijklmnopqrstuvwxyz \\"; for (i = 0; i < 10000; i++) s = s substr(a, (i * 13 + i * i) % 27 + 1, 1); for (n = 0; n < 80; n++) print s }'"
+`
+
+let fake: FakeProvider
+let page: ReturnType<typeof Bun.serve>
+let server: ServerProcess
+/** What the next chat's model does: a tool call per step, chosen from the last message. */
+let plan: (request: RecordedRequest) => { name: string; arguments: Record<string, unknown> } | undefined
+/** Every tool result the model was sent, by tool_call_id. */
+const results = new Map<string, string>()
+
+beforeAll(async () => {
+  page = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () =>
+      new Response(`<p>visible</p><a${"b".repeat(300_000)}`, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      }),
+  })
+  fake = await startFakeProvider()
+  const step = (request: RecordedRequest) => {
+    fake.script(step)
+    const messages = (request.body?.messages ?? []) as Array<Record<string, unknown>>
+    for (const m of messages) {
+      if (m.role === "tool") results.set(String(m.tool_call_id), String(m.content))
+    }
+    const call = plan(request)
+    return call ? { toolCalls: [{ id: `${call.name}-${messages.length}`, ...call }] } : { content: "Done." }
+  }
+  fake.script(step)
+  const dir = mkdtempSync(join(tmpdir(), "dupin-event-loop-"))
+  const toolsetPath = join(dir, "toolsets.yaml")
+  const configPath = join(dir, "config.yaml")
+  writeFileSync(toolsetPath, TOOLSET)
+  writeFileSync(
+    configPath,
+    `model: openai/gpt-4o
+api_key: test-key
+api_base: ${fake.url}
+custom_toolsets: [${toolsetPath}]
+toolsets:
+  internet:
+    config:
+      allowed_hosts: ["127.0.0.1:${page.port}"]
+`,
+  )
+  // DUPIN_BINARY=dist/dupin runs the same cases against the compiled binary.
+  const binary = process.env.DUPIN_BINARY
+  const argv = binary ? [binary, "serve", "--config", configPath, "--port", "0"] : serveArgv(configPath)
+  server = await startServerProcess(argv)
+  await waitForOk(`${server.url}/readyz`)
+  // Warm-up: the first chat loads the tokenizer and the provider SDK (a one-off second of work
+  // that is not what these tests measure).
+  plan = () => undefined
+  const warm = await fetch(`${server.url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ask: "warm up", stream: false }),
+  })
+  expect(warm.status).toBe(200)
+  await warm.arrayBuffer()
+})
+
+afterAll(async () => {
+  await server?.stop("SIGKILL")
+  await fake?.stop()
+  page?.stop(true)
+})
+
+type Measured = { worstMs: number; polls: number; chatMs: number; frozen: boolean }
+
+/** Runs one chat while polling /healthz every 5 ms; stops early if the server freezes. */
+async function whileHealthPolled(ask: string): Promise<Measured> {
+  let done = false
+  let frozen = false
+  let worstMs = 0
+  let polls = 0
+  const poller = (async () => {
+    while (!done) {
+      const started = performance.now()
+      try {
+        const res = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(FROZEN_MS) })
+        await res.arrayBuffer()
+      } catch {
+        frozen = true
+      }
+      worstMs = Math.max(worstMs, performance.now() - started)
+      polls++
+      if (frozen) return
+      await Bun.sleep(5)
+    }
+  })()
+  const started = performance.now()
+  const chat = fetch(`${server.url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ask, stream: false }),
+  }).then(async (res) => {
+    expect(res.status).toBe(200)
+    await res.arrayBuffer()
+  })
+  await Promise.race([chat, poller])
+  const chatMs = performance.now() - started
+  done = true
+  await poller
+  if (!frozen) await chat
+  return { worstMs, polls, chatMs, frozen }
+}
+
+/**
+ * Runs the case up to three times until one run stays within the budget. A blocked event loop
+ * blocks on every run; a single slow answer can also be the machine (two CPUs shared with other
+ * test processes), which a second run does not repeat. Every run is printed.
+ */
+async function measure(name: string, ask: string): Promise<Measured> {
+  let best: Measured | undefined
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const m = await whileHealthPolled(ask)
+    console.log(
+      `event-loop: ${name}: worst /healthz ${m.worstMs.toFixed(1)} ms over ${m.polls} polls` +
+        `${m.frozen ? " (server frozen, stopped waiting)" : ""}; chat ${Math.round(m.chatMs)} ms (run ${attempt})`,
+    )
+    if (!best || m.worstMs < best.worstMs) best = m
+    if (m.frozen || m.worstMs < HEALTHZ_BUDGET_MS) break
+  }
+  return best!
+}
+
+/** The model reads tool `tool`'s output, then searches it with `pattern`. */
+function searchPlan(tool: string, pattern: string): typeof plan {
+  return (request) => {
+    const messages = (request.body?.messages ?? []) as Array<Record<string, unknown>>
+    const last = messages.at(-1)
+    if (last?.role === "user") return { name: tool, arguments: {} }
+    const id = String(last?.tool_call_id ?? "")
+    if (id.startsWith(`${tool}-`))
+      return { name: "read_tool_output", arguments: { tool_call_id: id, pattern } }
+    return undefined
+  }
+}
+
+function lastSearch(): string {
+  return [...results].filter(([id]) => id.startsWith("read_tool_output-")).at(-1)?.[1] ?? ""
+}
+
+test(
+  "read_tool_output with (.|.)*Z over 80 lines of 10,000 characters",
+  async () => {
+    plan = searchPlan("lines_a", "(.|.)*Z")
+    const m = await measure("read_tool_output (.|.)*Z, 80 x 10k", "search the a lines")
+    expect(m.frozen).toBe(false)
+    expect(lastSearch()).toContain("matches /(.|.)*Z/")
+    expect(server.log.join("\n")).not.toContain("search worker unavailable")
+    expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
+  },
+  { timeout: 60_000 },
+)
+
+test(
+  "read_tool_output with a large \\b pattern over 80 lines of 10,000 characters",
+  async () => {
+    plan = searchPlan("lines_text", "[a-z]{1000}\\b[a-z ]{1000}\\b[0-9]")
+    const m = await measure("read_tool_output large \\b pattern, 80 x 10k", "search the text lines")
+    expect(m.frozen).toBe(false)
+    expect(lastSearch()).toContain("matches /")
+    expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
+  },
+  { timeout: 60_000 },
+)
+
+test(
+  "fetch_webpage of <a + 300,000 letters",
+  async () => {
+    const url = `http://127.0.0.1:${page.port}/hostile`
+    plan = (request) => {
+      const last = ((request.body?.messages ?? []) as Array<Record<string, unknown>>).at(-1)
+      return last?.role === "user" ? { name: "fetch_webpage", arguments: { url } } : undefined
+    }
+    const m = await measure("fetch_webpage <a + 300,000 letters", "read the hostile page")
+    expect(m.frozen).toBe(false)
+    const fetched = [...results].filter(([id]) => id.startsWith("fetch_webpage-")).at(-1)?.[1] ?? ""
+    expect(fetched).toContain("visible")
+    expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
+  },
+  { timeout: 60_000 },
+)
