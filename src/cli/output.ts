@@ -3,13 +3,30 @@
  * progress, prompts and errors go to stderr.
  */
 
+/**
+ * Control characters but `\n` and `\t` (C0, DEL, C1 such as the one-byte CSI U+009B), and the
+ * bidirectional overrides and isolates that make text read differently from what it is.
+ */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text as it may reach a terminal. Answers, tool output, errors and approval prompts carry what
+ * the model and tools chose, and a prompt-injected model can print escape sequences that retitle
+ * the window, erase or rewrite lines (a different command above `Run …? [y/N]`), or write the
+ * clipboard (OSC 52). Without ESC and the C1 controls none of them is a sequence any more.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, "")
+}
+
 /** Writes to stdout and resolves once written, so a following `process.exit` cannot cut it short. */
 export async function writeStdout(text: string): Promise<void> {
-  await Bun.write(Bun.stdout, text.endsWith("\n") ? text : `${text}\n`)
+  const safe = terminalSafe(text)
+  await Bun.write(Bun.stdout, safe.endsWith("\n") ? safe : `${safe}\n`)
 }
 
 export function writeStderr(text: string): void {
-  process.stderr.write(text)
+  process.stderr.write(terminalSafe(text))
 }
 
 /** A fixed-width table for humans; scripts use --json. */
