@@ -5,7 +5,7 @@ import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filte
 import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
 import { classifyHost } from "./rules/host.ts"
 import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
-import { classifyIp, classifyLsof } from "./rules/network.ts"
+import { classifyIp, classifyLsof, ipInnerCommand } from "./rules/network.ts"
 import { classifyFind } from "./rules/readers.ts"
 import { scriptCommands } from "./rules/shells.ts"
 import { classifyPs } from "./rules/sysstat.ts"
@@ -109,6 +109,10 @@ function builtinVerdict(
     return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, depth)) : own
   }
   if (CLOUD.has(name)) return classifyCloud(name, args)
+  if (name === "ip") {
+    const inner = ipInnerCommand(args)
+    if (inner) return wrapped("ip", { kind: "argv", argv: inner }, config, depth)
+  }
   const custom = Object.hasOwn(CUSTOM, name) ? CUSTOM[name] : undefined
   if (custom) return custom(args)
   if (isFilter(name)) return classifyFilter(name, args)
@@ -140,10 +144,15 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, depth: nu
     case "script":
       return shellVerdict(name, inner.script, config, depth)
     case "unknown": {
-      // Where the command starts is unknown: any suffix may be it.
+      // Where the command starts is unknown: any suffix may be it, any one word a shell script.
       for (let i = 0; i < inner.args.length; i++) {
         const verdict = classifyStage(inner.args.slice(i), config, depth + 1)
         if (verdict.decision === "deny") return verdict
+        const word = inner.args[i]!
+        if (/[\s;&|`$()]/.test(word)) {
+          const script = shellVerdict(name, word, config, depth)
+          if (script.decision === "deny") return script
+        }
       }
       return approve(`${reason} (its options are not known to dupin)`)
     }

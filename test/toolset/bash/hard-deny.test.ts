@@ -43,6 +43,13 @@ const REFUSED_APPROVED = [
   "grep -r CANARY {{HOME}}/.ssh",
   "cat /etc/dupin/env",
   "sudo -iu root cat /proc/self/environ",
+  "runuser -u nobody -c 'rm -r {{VDIR}}'",
+  "pkexec rm -r {{VDIR}}",
+  "script -qc 'rm -r {{VDIR}}' /dev/null",
+  "bwrap --bind / / rm -r {{VDIR}}",
+  "ssh localhost rm -r {{VDIR}}",
+  "ip netns exec ns1 rm -r {{VDIR}}",
+  "kubectl get --raw=/api/v1/namespaces/default/%73ecrets",
 ]
 
 describe("hard deny holds even when approved", () => {

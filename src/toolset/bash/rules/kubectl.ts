@@ -249,7 +249,7 @@ function hardDeny(
   if (SECRET_READERS.has(sub) && rest.some((r) => isResource(r, SECRET)))
     return deny(`kubectl ${sub} of secrets exposes credentials`)
   const raw = options.find((o) => o.name === "--raw")
-  if (raw && /\/secrets\b/i.test(raw.value ?? "")) return deny("kubectl --raw of secrets exposes credentials")
+  if (raw && namesSecrets(raw.value ?? "")) return deny("kubectl --raw of secrets exposes credentials")
   if (sub === "config" && rest[0] === "view" && args.some((a) => /^--(raw|flatten)(=|$)/.test(a)))
     return deny("kubectl config view --raw prints kubeconfig credentials")
   return undefined
@@ -265,7 +265,7 @@ function unknownFlag(args: readonly string[], reason: string): Verdict {
     const hard = hardDeny(words[i]!, words.slice(i + 1), [], args)
     if (hard) return hard
   }
-  if (args.some((a) => /^--raw(=|$)/.test(a) && /\/secrets\b/i.test(args.join(" "))))
+  if (args.some((a) => /^--raw(=|$)/.test(a)) && args.some(namesSecrets))
     return deny("kubectl --raw of secrets exposes credentials")
   return approve(`kubectl: ${reason}`)
 }
@@ -284,6 +284,19 @@ export function kubectlInnerCommand(args: readonly string[]): string[] | undefin
   const head = scanOptions(args.slice(0, dash), { ...GLOBAL_SPEC, ...mergeAll() })
   const sub = head.ok ? head.operands[0] : args.find((a) => !a.startsWith("-"))
   return sub === "run" || sub === "debug" ? args.slice(dash + 1) : undefined
+}
+
+/** An API path to secrets, also when percent-encoded (the API server decodes the path). */
+function namesSecrets(path: string): boolean {
+  let decoded = path
+  for (let i = 0; i < 3; i++) {
+    try {
+      decoded = decodeURIComponent(decoded)
+    } catch {
+      return true
+    }
+  }
+  return /\/secrets\b/i.test(decoded)
 }
 
 const SECRET = new Set(["secret", "secrets"])

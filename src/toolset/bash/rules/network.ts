@@ -138,6 +138,16 @@ export function classifyIp(args: readonly string[]): Verdict {
   return allow(`ip ${object} show`)
 }
 
+/** `ip netns exec NS cmd…`, `ip vrf exec VRF cmd…` (also with `-all`): the command it runs. */
+export function ipInnerCommand(args: readonly string[]): string[] | undefined {
+  const exec = args.findIndex(
+    (a, i) => a === "exec" && i > 0 && /^(netns|vrf|n|ne|net|vr)/.test(args[i - 1]!),
+  )
+  if (exec === -1) return undefined
+  // `ip -all netns exec cmd` has no namespace name.
+  return args.includes("-all") || args.includes("-a") ? args.slice(exec + 1) : args.slice(exec + 2)
+}
+
 /**
  * lsof has its own option syntax (`+D dir`, `-i:80`, `-nP`). `-D` writes a device cache, `-k`
  * and `-m` read other kernel files: they ask. The rest only lists.

@@ -15,7 +15,7 @@ export type Inner =
   | { kind: "script"; script: string }
   /** Nothing runs inside (or only an interactive shell). */
   | { kind: "none" }
-  /** The options could not be read: any suffix of the arguments may be the command. */
+  /** The options could not be read: any suffix of the arguments, or any one argument as a script, may be the command. */
   | { kind: "unknown"; args: readonly string[] }
 
 type WrapperSpec = {
@@ -172,7 +172,14 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       POSIX,
     ),
   },
-  runuser: { options: getopt("u:g:G:lmpfs:c:", ["user=", "group=", "login", "command="], POSIX) },
+  runuser: {
+    options: getopt("u:g:G:lmpfs:c:", ["user=", "group=", "login", "command=", "shell=", "pty"], POSIX),
+    // `runuser -c CMD` hands CMD to a shell; `runuser -u USER cmd…` runs an argv.
+    inner: (operands, options) => {
+      const command = options.find((o) => o.name === "-c" || o.name === "--command")?.value
+      return command === undefined ? argv(operands) : { kind: "script", script: command }
+    },
+  },
   flock: {
     options: getopt(
       "sxunw:E:oFc:",
@@ -239,8 +246,20 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   exec: { options: getopt("cla:", [], { ...POSIX, abbreviations: false }) },
 }
 
+/**
+ * Programs that run a command given in their arguments whose option grammar dupin does not model:
+ * every suffix of the arguments, and every argument as a shell script, is classified.
+ */
+const OPAQUE_RUNNERS = new Set(
+  (
+    "pkexec parallel setpriv prlimit systemd-run chpst fakeroot firejail bwrap cgexec numactl valgrind " +
+    "perf catchsegv rlwrap torsocks proxychains proxychains4 dbus-launch xvfb-run entr tmux screen at batch " +
+    "start-stop-daemon run-parts toybox sg script ssh gdb unbuffer chronic daemonize capsh sshpass"
+  ).split(" "),
+)
+
 export function isWrapper(name: string): boolean {
-  return Object.hasOwn(WRAPPERS, name)
+  return Object.hasOwn(WRAPPERS, name) || OPAQUE_RUNNERS.has(name)
 }
 
 /** What `name args…` runs inside, by the wrapper's own option grammar. */
@@ -250,8 +269,8 @@ export function wrappedCommand(name: string, args: readonly string[]): Inner {
     const e = args.indexOf("-e")
     return e === -1 ? { kind: "none" } : argv(args.slice(e + 1))
   }
-  const spec = WRAPPERS[name]
-  if (!spec) return { kind: "none" }
+  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
+  if (!spec) return { kind: "unknown", args }
   const scan = scanOptions(args, spec.options)
   if (!scan.ok) return { kind: "unknown", args }
   if (spec.inner) return spec.inner(scan.operands, scan.options)
