@@ -27,14 +27,21 @@ export function countLines(text: string): number {
   return text.endsWith("\n") ? lines - 1 : lines
 }
 
-/** Calls `visit` with each line and its 1-based number until it returns false. */
-function eachLine(text: string, from: number, visit: (line: string, n: number) => boolean): void {
+/**
+ * Calls `visit` with each line's 1-based number and bounds, from line `from`, until it returns
+ * false. Callers slice only the lines they show: a search over 10 MB must not copy every line.
+ */
+function eachLine(
+  text: string,
+  from: number,
+  visit: (n: number, start: number, end: number) => boolean,
+): void {
   let n = 1
   let pos = 0
   while (pos < text.length) {
     const nl = text.indexOf("\n", pos)
     const end = nl === -1 ? text.length : nl
-    if (n >= from && !visit(text.slice(pos, end), n)) return
+    if (n >= from && !visit(n, pos, end)) return
     n++
     pos = end + 1
   }
@@ -49,8 +56,8 @@ export function clipLine(line: string): string {
 export function readLines(text: string, start: number, maxLines: number, maxChars: number): Page {
   const lines: string[] = []
   let chars = 0
-  eachLine(text, start, (line, n) => {
-    const shown = `${n}: ${clipLine(line)}`
+  eachLine(text, start, (n, from, to) => {
+    const shown = `${n}: ${clipLine(text.slice(from, to))}`
     if (lines.length > 0 && chars + shown.length > maxChars) return false
     lines.push(shown)
     chars += shown.length + 1
@@ -141,9 +148,10 @@ export function grepText(text: string, matched: readonly number[], options: Grep
   let matches = 0
   let cut = false
   let lastShown = 0
-  eachLine(text, 1, (line, n) => {
+  eachLine(text, Math.max(1, (matched[0] ?? 1) - context), (n, from, to) => {
     if (n > lastWanted) return false
     if (!near(n)) return true
+    const line = text.slice(from, to)
     const match = isMatch.has(n)
     const block = lastShown > 0 && n > lastShown + 1 ? "--\n" : ""
     const shown = `${n}${match ? ":" : "-"} ${clipLine(line)}`
