@@ -293,6 +293,8 @@ class AwkParser {
       return
     }
     if (token.kind !== "name" && token.text !== "$") this.#refuse(`unexpected ${this.#describe()}`)
+    // `name(` is a call in every awk: to a user function (none here) or a builtin dupin does not know.
+    if (token.call) this.#refuse(`a call to ${token.text}, which is not on the list of builtins`)
     this.#lvalue()
     const op = this.#peek().text
     if (op === "++" || op === "--") this.#next()
@@ -307,10 +309,15 @@ class AwkParser {
       const token = this.#peek()
       if (token.kind === "number") this.#next()
       else if (token.text === "(") this.#postfix()
-      else if (token.text === "$" || token.kind === "name") this.#lvalue()
-      else this.#refuse(`$ before ${this.#describe()}`)
+      else if (token.text === "$" || token.kind === "name") {
+        this.#enter()
+        this.#lvalue()
+        this.#depth--
+      } else this.#refuse(`$ before ${this.#describe()}`)
       return
     }
+    if (this.#peek().call)
+      this.#refuse(`a call to ${this.#peek().text}, which is not on the list of builtins`)
     this.#variable(this.#next().text)
     if (this.#accept("[")) this.#list("]")
   }

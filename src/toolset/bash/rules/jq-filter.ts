@@ -130,8 +130,13 @@ class JqParser {
       this.#termRead = false
       return
     }
-    if (this.#acceptAny(["-"])) this.#unary()
-    else this.#term()
+    if (!this.#acceptAny(["-"])) {
+      this.#term()
+      return
+    }
+    this.#enter()
+    this.#unary()
+    this.#depth--
   }
 
   #term(): void {
