@@ -147,10 +147,13 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
         else if (op === undefined) region(args[i + 1], `after a value in ${name} (it may be -v)`, "name")
       })
     }
-    if (SHELLS.has(name)) {
-      const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg.text))
-      const script = flag < 0 ? undefined : args.slice(flag + 1).find((arg) => !arg.text.startsWith("-"))
-      region(script, `in the script of ${name} -c`)
+    // `bash -c`, also behind `timeout`, `env`, `sudo`, `xargs`: the next word is a script.
+    const shell = [name, ...args.map(literal)].findIndex((w) => SHELLS.has(w?.split("/").at(-1) ?? ""))
+    if (shell >= 0) {
+      const rest = args.slice(shell)
+      const flag = rest.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg.text))
+      const script = flag < 0 ? undefined : rest.slice(flag + 1).find((arg) => !arg.text.startsWith("-"))
+      region(script, "in the script of a shell's -c")
     }
     if (name === "printf") {
       for (const [i, arg] of args.entries()) {

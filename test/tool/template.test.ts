@@ -273,6 +273,7 @@ describe("placeholders bash evaluates take integers only", () => {
       ["$CMD {{ x }}", /a command whose name is not literal/],
       ["'eval' {{ x }}", /a command whose name is not literal/],
       [". {{ x }}", /an argument of \./],
+      ["timeout 5 /bin/sh -ec 'echo {{ x }}'", /in the script of a shell's -c/],
       [
         "BASH_ENV={{ x }} bash -c 'echo ok'",
         /assigned to BASH_ENV, which bash evaluates as a prompt or a startup file/,
