@@ -1,6 +1,9 @@
 import type { Costs, StreamMessage } from "../agent/events.ts"
 import { MetricsRegistry } from "./metrics.ts"
 
+/** The label value of every tool call the model made to a tool that does not exist. */
+export const UNKNOWN_TOOL = "unknown"
+
 const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
 /** The server's metrics (CONTRACT §5 `/metrics`). */
@@ -40,8 +43,14 @@ export class ServerMetrics {
     "Chat runs that failed, by error code.",
   )
 
-  /** Follows one chat run's events; provider figures arrive as running totals, so it keeps the last. */
-  observer(model: string): (message: StreamMessage) => void {
+  /**
+   * Follows one chat run's events; provider figures arrive as running totals, so it keeps the last.
+   * Tool names come from the model, which may invent any number of them: only names `isKnownTool`
+   * accepts become label values, the rest count as `unknown`, so label cardinality stays bounded
+   * by the configured tools.
+   */
+  observer(model: string, isKnownTool: (name: string) => boolean): (message: StreamMessage) => void {
+    const tool = (name: string) => (isKnownTool(name) ? name : UNKNOWN_TOOL)
     let last: Costs = {
       total_cost: 0,
       prompt_tokens: 0,
@@ -56,7 +65,7 @@ export class ServerMetrics {
       this.tokens.inc({ model, kind: "completion" }, costs.completion_tokens - last.completion_tokens)
       this.cost.inc({ model }, costs.total_cost - last.total_cost)
       last = costs
-      for (const t of truncations?.slice(truncated) ?? []) this.truncations.inc({ tool: t.tool_name })
+      for (const t of truncations?.slice(truncated) ?? []) this.truncations.inc({ tool: tool(t.tool_name) })
       truncated = Math.max(truncated, truncations?.length ?? 0)
     }
     return (message) => {
@@ -71,7 +80,7 @@ export class ServerMetrics {
           }
           return
         case "tool_calling_result": {
-          this.toolCalls.inc({ tool: message.data.name, status: message.data.result.status })
+          this.toolCalls.inc({ tool: tool(message.data.name), status: message.data.result.status })
           return
         }
         case "conversation_history_compacted":

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test"
 import { MetricsRegistry } from "../../src/server/metrics.ts"
+import { startHarness } from "./harness.ts"
 
 test("Prometheus text: HELP/TYPE, labels escaped, counters only go up, histogram buckets cumulative", () => {
   const registry = new MetricsRegistry()
@@ -33,4 +34,27 @@ test("Prometheus text: HELP/TYPE, labels escaped, counters only go up, histogram
       "",
     ].join("\n"),
   )
+})
+
+test("/metrics: tool names the model invents are counted as `unknown`, configured ones by name", async () => {
+  const h = await startHarness()
+  try {
+    const invented = Array.from({ length: 200 }, (_, i) => ({
+      id: `x${i}`,
+      name: `made_up_${i}_${"z".repeat(200)}`,
+      arguments: {},
+    }))
+    h.fake.script(
+      { toolCalls: [...invented, { id: "n1", name: "note", arguments: { text: "hi" } }] },
+      { content: "done" },
+    )
+    expect((await h.post({ ask: "go" })).status).toBe(200)
+    const text = await (await fetch(`${h.url}/metrics`)).text()
+    expect(text).not.toContain("made_up_")
+    expect(text).toContain('dupin_tool_calls_total{tool="unknown",status="error"} 200')
+    expect(text).toContain('dupin_tool_calls_total{tool="note",status="success"} 1')
+    expect(text.length).toBeLessThan(20_000)
+  } finally {
+    await h.stop()
+  }
 })

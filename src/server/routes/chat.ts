@@ -1,6 +1,7 @@
 import type { StreamMessage } from "../../agent/events.ts"
 import { runAgent } from "../../agent/loop.ts"
 import type { Config } from "../../config/config.ts"
+import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
 import type { ApprovalSigner } from "../approvals.ts"
 import type { ChatRequestBody } from "../chat-request.ts"
 import { collectResponse } from "../chat-response.ts"
@@ -38,7 +39,10 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
     if (!abort.signal.aborted) abort.abort(new ClientGone())
   }
   request.signal.addEventListener("abort", onClientGone, { once: true })
-  const observe = deps.metrics.observer(plan.model.name)
+  // Looked up per event: the executor knows its full tool set only once the run has checked it.
+  const known = (name: string) =>
+    name === READ_TOOL_OUTPUT || Object.hasOwn(plan.agent.executor.toolsByName, name)
+  const observe = deps.metrics.observer(plan.model.name, known)
   const events = runAgent({ ...plan.agent, signal: abort.signal })
 
   if (plan.stream) {
