@@ -40,9 +40,10 @@ export class YamlTool extends Tool {
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {
-    if (this.needsApproval) return true
     const verdict = this.#programVerdict(params)
-    // A denial is not put to a human: `invoke` refuses it.
+    // A denial is not put to a human: `invoke` refuses it, approved or not.
+    if (verdict.decision === "deny") return false
+    if (this.needsApproval) return true
     return verdict.decision === "approve" ? `Needs approval: ${verdict.reason}.` : false
   }
 

@@ -117,16 +117,7 @@ function lineEnd(s: string, from: number): number {
 
 /** Index after the closing quote. Backslash-newline (a continuation in some awks) is refused. */
 function stringEnd(s: string, from: number): number {
-  for (let i = from; i < s.length; i++) {
-    const c = s[i]!
-    if (c === "\n") break
-    if (c === '"') return i + 1
-    if (c === "\\") {
-      if (s[i + 1] === undefined || s[i + 1] === "\n") break
-      i++
-    }
-  }
-  return refuse("an unterminated string")
+  return literalEnd(s, from, '"', "string")
 }
 
 /**
@@ -135,18 +126,21 @@ function stringEnd(s: string, from: number): number {
  */
 function regexEnd(s: string, from: number): number {
   if (s[from] === "=") refuse("a regex starting with = (or a /= assignment?)")
+  return literalEnd(s, from, "/", "regex")
+}
+
+/** A string or regex body: backslash escapes one character; a newline ends it unterminated. */
+function literalEnd(s: string, from: number, close: string, what: "string" | "regex"): number {
   for (let i = from; i < s.length; i++) {
     const c = s[i]!
     if (c === "\n") break
-    if (c === "/") return i + 1
+    if (c === close) return i + 1
     if (c === "\\") {
       if (s[i + 1] === undefined || s[i + 1] === "\n") break
       i++
-      continue
-    }
-    if (c === "[") i = bracketEnd(s, i + 1)
+    } else if (c === "[" && what === "regex") i = bracketEnd(s, i + 1)
   }
-  return refuse("an unterminated regex")
+  return refuse(`an unterminated ${what}`)
 }
 
 function bracketEnd(s: string, from: number): number {
