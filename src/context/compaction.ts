@@ -1,6 +1,7 @@
 import { ModelError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ChatModel, Usage, UserMessage } from "../llm/types.ts"
+import { fence } from "../tool/fence.ts"
 import {
   COMPACTION_REQUEST,
   COMPACTION_SYSTEM_PROMPT,
@@ -70,7 +71,9 @@ export function compactable(history: readonly ChatMessage[]): boolean {
  * the caller can keep it when it fits: a tool call and its results always travel together.
  */
 export function compactedParts(history: readonly ChatMessage[], reply: string): CompactedParts {
-  const summary: UserMessage = { role: "user", content: `${SUMMARY_HEADER}${summaryOf(reply)}` }
+  // Fenced like a tool result: a summariser that was talked into restating injected text as a
+  // finding (or an order) must not turn it into plain user words in the new history.
+  const summary: UserMessage = { role: "user", content: `${SUMMARY_HEADER}${fence(summaryOf(reply))}` }
   const base: ChatMessage[] = []
   const system = history[0]?.role === "system" ? history[0] : undefined
   if (system) base.push(system)
