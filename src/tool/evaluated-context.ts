@@ -22,7 +22,9 @@ const ARITH_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
 /** Builtins whose arguments bash evaluates as arithmetic or code (`source` runs a file of it). */
 const CODE_BUILTINS = new Set(["let", "eval", "trap", "source", "."])
 /** Shells whose `-c` word is a script. */
-const SHELLS = new Set(["bash", "sh", "dash", "ksh", "zsh", "busybox"])
+const SHELLS = new Set(["bash", "sh", "dash", "ksh", "zsh"])
+/** Commands that write their input into the command line they run. */
+const FEEDERS = new Set(["xargs", "find", "parallel"])
 /**
  * Variables bash itself expands as code: PS4 before each `set -x` trace line, prompts, and
  * BASH_ENV/ENV when a child shell starts (command substitution included).
@@ -87,6 +89,9 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
         if (node.operation?.type === "Transform" && node.operation.operand.text === "P")
           region({ pos: node.parameterPos, end: node.parameterEnd }, "in a prompt expansion (@P)")
         region(node.index, "in an array subscript")
+        // `${v:=x}` assigns x to v.
+        if (node.operation?.type === "Default" && node.operation.operator.endsWith("="))
+          bind(node.parameter, node.operation.operand)
         if (node.operation?.type === "Slice") {
           region(node.operation.offset, "in a substring offset")
           region(node.operation.length, "in a substring length")
@@ -147,12 +152,16 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
         else if (op === undefined) region(args[i + 1], `after a value in ${name} (it may be -v)`, "name")
       })
     }
-    // `bash -c`, also behind `timeout`, `env`, `sudo`, `xargs`: the next word is a script.
-    const shell = [name, ...args.map(literal)].findIndex((w) => SHELLS.has(w?.split("/").at(-1) ?? ""))
+    // `bash -c`, also behind `timeout`, `env`, `sudo`: the word after -c is a script. A shell
+    // without -c reads its script from input, and xargs or find writes values into the script.
+    const words = [name, ...args.map(literal)]
+    const shell = words.findIndex((w) => SHELLS.has(w?.split("/").at(-1) ?? ""))
     if (shell >= 0) {
       const rest = args.slice(shell)
       const flag = rest.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg.text))
       const script = flag < 0 ? undefined : rest.slice(flag + 1).find((arg) => !arg.text.startsWith("-"))
+      if (!script || words.slice(0, shell).some((w) => w && FEEDERS.has(w)))
+        everywhere ??= `in a command that runs ${words[shell]} on a script made from data`
       region(script, "in the script of a shell's -c")
     }
     if (name === "printf") {

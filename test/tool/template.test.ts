@@ -274,6 +274,10 @@ describe("placeholders bash evaluates take integers only", () => {
       ["'eval' {{ x }}", /a command whose name is not literal/],
       [". {{ x }}", /an argument of \./],
       ["timeout 5 /bin/sh -ec 'echo {{ x }}'", /in the script of a shell's -c/],
+      ["y={{ x }}; : ${z:=$y}; (( z ))", /assigned to y, which bash evaluates in a value assigned to z/],
+      ['echo "{{ x }}" | bash', /runs bash on a script made from data/],
+      ["bash <<< {{ x }}", /runs bash on a script made from data/],
+      ["xargs -I{} sh -c 'echo {}' <<< {{ x }}", /runs sh on a script made from data/],
       [
         "BASH_ENV={{ x }} bash -c 'echo ok'",
         /assigned to BASH_ENV, which bash evaluates as a prompt or a startup file/,
