@@ -123,8 +123,9 @@ const MAX_LINKS = 40
 /**
  * `path` resolved component by component as the kernel does: a symlink is followed before the
  * `..` after it is applied, so `/proc/net/../../1/environ` is `/proc/1/environ` (lexical
- * normalisation would say `/1/environ`). A component that does not exist ends the walk: the
- * program will fail there too. Any other error (no permission, a loop) makes the result uncertain.
+ * normalisation would say `/1/environ`). A component that does not exist (or a name too long, a
+ * loop) ends the walk: the program fails there too. Any other error (no permission: `sudo` could
+ * pass where dupin cannot look) makes the result uncertain.
  */
 export function resolveLikeKernel(path: string, cwd: string): Resolution {
   let stack = path.startsWith("/") ? [] : splitPath(realCwd(cwd))
@@ -147,7 +148,8 @@ export function resolveLikeKernel(path: string, cwd: string): Resolution {
       isLink = lstatSync(full).isSymbolicLink()
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ENOTDIR")
+      // The program's own open fails the same way, for any user: nothing is read.
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG" || code === "ELOOP")
         return {
           ok: true,
           path: posix.join(full, ...pending.filter((p) => p !== "." && p !== "..")),
@@ -156,7 +158,8 @@ export function resolveLikeKernel(path: string, cwd: string): Resolution {
       return { ok: false, reason: `${full}: ${code ?? "error"}` }
     }
     if (!isLink) continue
-    if (++links > MAX_LINKS) return { ok: false, reason: "too many symbolic links" }
+    // The kernel gives up with ELOOP at the same count: nothing is read.
+    if (++links > MAX_LINKS) return { ok: true, path: full, exists: false }
     let target: string
     try {
       target = readlinkSync(full)

@@ -29,10 +29,30 @@ export type BashPolicyConfig = {
 
 /** How deep wrappers and shells may nest (`sudo timeout 5 bash -c '…'`) before dupin refuses. */
 const MAX_DEPTH = 4
+/**
+ * How many stages one command line may make the policy classify (wrappers are tried at every
+ * word when their grammar is unknown): the classification runs on the event loop.
+ */
+const MAX_CLASSIFIED = 512
+/** Arguments of a runner whose grammar dupin does not model: each suffix is tried. */
+const MAX_UNKNOWN_ARGS = 64
+
+/**
+ * Where a classification is: how deep in wrappers, how much work is left for the whole line, and
+ * the path verdicts already computed (a wrapper's words are checked again as its inner command's).
+ */
+type Walk = { depth: number; budget: { left: number; paths: Map<string, string | undefined> } }
+
+const start = (): Walk => ({ depth: 0, budget: { left: MAX_CLASSIFIED, paths: new Map() } })
+const deeper = (walk: Walk): Walk => ({ depth: walk.depth + 1, budget: walk.budget })
 
 /** The verdict for a whole pipeline: its most restrictive stage. */
-export function classifyPipeline(stages: readonly string[][], config: BashPolicyConfig, depth = 0): Verdict {
-  return worst(...stages.map((argv) => classifyStage(argv, config, depth)))
+export function classifyPipeline(
+  stages: readonly string[][],
+  config: BashPolicyConfig,
+  walk: Walk = start(),
+): Verdict {
+  return worst(...stages.map((argv) => classifyStage(argv, config, walk)))
 }
 
 /**
@@ -40,16 +60,21 @@ export function classifyPipeline(stages: readonly string[][], config: BashPolicy
  * then the config deny list, then the built-in rules, then the config allow list, which can lift
  * "needs approval" to "allowed" but never lift a denial.
  */
-export function classifyStage(argv: readonly string[], config: BashPolicyConfig, depth = 0): Verdict {
+export function classifyStage(
+  argv: readonly string[],
+  config: BashPolicyConfig,
+  walk: Walk = start(),
+): Verdict {
   const [program, ...args] = argv
   if (program === undefined || program === "") return deny("empty command")
-  if (depth > MAX_DEPTH) return deny("commands nested this deep in wrappers and shells are not run")
+  if (walk.depth > MAX_DEPTH) return deny("commands nested this deep in wrappers and shells are not run")
+  if (--walk.budget.left < 0) return deny("the command line holds too many possible commands to check")
   const name = program.slice(program.lastIndexOf("/") + 1)
-  const hard = hardDeny(name, args, config)
+  const hard = hardDeny(name, args, config, walk)
   if (hard) return hard
   if (matchesPrefix(argv, config.deny, name))
     return deny("refused by the bash toolset's deny list in the config")
-  const builtin = builtinVerdict(name, args, config, depth)
+  const builtin = builtinVerdict(name, args, config, walk)
   if (builtin.decision === "deny") return builtin
   // A program given by path is not the one on the allowlist, whatever it is called.
   const verdict = program.includes("/") ? worst(builtin, approve(`${program} is run by path`)) : builtin
@@ -59,11 +84,18 @@ export function classifyStage(argv: readonly string[], config: BashPolicyConfig,
   return verdict
 }
 
-function hardDeny(name: string, args: readonly string[], config: BashPolicyConfig): Verdict | undefined {
+function hardDeny(
+  name: string,
+  args: readonly string[],
+  config: BashPolicyConfig,
+  walk: Walk,
+): Verdict | undefined {
   // Environment dumps hand provider keys and tokens to the model.
   if (name === "env" || name === "printenv") return deny(`${name} prints the environment (credentials)`)
   for (const [index, arg] of args.entries()) {
-    const reason = credentialReason(arg, config)
+    const paths = walk.budget.paths
+    if (!paths.has(arg)) paths.set(arg, credentialReason(arg, config))
+    const reason = paths.get(arg)
     if (!reason) continue
     // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
     // (approve). Not for dupin's own files: a parse error could quote them.
@@ -101,29 +133,29 @@ function builtinVerdict(
   name: string,
   args: readonly string[],
   config: BashPolicyConfig,
-  depth: number,
+  walk: Walk,
 ): Verdict {
   if (name === "kubectl") {
     const inner = kubectlInnerCommand(args)
     const own = classifyKubectl(args)
-    return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, depth)) : own
+    return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, walk)) : own
   }
   if (CLOUD.has(name)) return classifyCloud(name, args)
   if (name === "ip") {
     const inner = ipInnerCommand(args)
-    if (inner) return wrapped("ip", { kind: "argv", argv: inner }, config, depth)
+    if (inner) return wrapped("ip", { kind: "argv", argv: inner }, config, walk)
   }
   const custom = Object.hasOwn(CUSTOM, name) ? CUSTOM[name] : undefined
   if (custom) return custom(args)
   if (isFilter(name)) return classifyFilter(name, args)
   if (isWrapper(name) || (name === "pidstat" && args.includes("-e")))
-    return wrapped(name, wrappedCommand(name, args), config, depth)
+    return wrapped(name, wrappedCommand(name, args), config, walk)
   const host = classifyHost(name, args)
   if (host) return host
   if (SHELLS.has(name)) {
     const script = shellScript(name, args)
     if (script === undefined) return approve(`${name} runs a shell`)
-    return shellVerdict(name, script, config, depth)
+    return shellVerdict(name, script, config, walk)
   }
   if (INTERPRETERS.has(name)) return approve(`${name} runs code`)
   return approve(`${name} is not on the read-only allowlist`)
@@ -136,33 +168,35 @@ function builtinVerdict(
 const APPENDED_PROBE = ["-r", "-i", "/etc/dupin-probe", "secrets"]
 const CHOSEN_BY_INPUT = new Set(["kubectl", "helm", "docker", "aws", "az", "gcloud", "oc"])
 
-function wrapped(name: string, inner: Inner, config: BashPolicyConfig, depth: number): Verdict {
+function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Walk): Verdict {
   const reason = `${name} runs another command`
   switch (inner.kind) {
     case "none":
       return approve(reason)
     case "script":
-      return shellVerdict(name, inner.script, config, depth)
+      return shellVerdict(name, inner.script, config, walk)
     case "unknown": {
       // Where the command starts is unknown: any suffix may be it, any one word a shell script.
+      if (inner.args.length > MAX_UNKNOWN_ARGS)
+        return deny(`${name} with ${inner.args.length} arguments: too many to tell which is the command`)
       for (let i = 0; i < inner.args.length; i++) {
-        const verdict = classifyStage(inner.args.slice(i), config, depth + 1)
+        const verdict = classifyStage(inner.args.slice(i), config, deeper(walk))
         if (verdict.decision === "deny") return verdict
         const word = inner.args[i]!
         if (/[\s;&|`$()]/.test(word)) {
-          const script = shellVerdict(name, word, config, depth)
+          const script = shellVerdict(name, word, config, walk)
           if (script.decision === "deny") return script
         }
       }
       return approve(`${reason} (its options are not known to dupin)`)
     }
     case "argv": {
-      const verdict = classifyStage(inner.argv, config, depth + 1)
+      const verdict = classifyStage(inner.argv, config, deeper(walk))
       if (!inner.appendable || verdict.decision === "deny") return atLeastApprove(verdict, reason)
       const program = inner.argv[0]!.slice(inner.argv[0]!.lastIndexOf("/") + 1)
       if (inner.argv.length === 1 && CHOSEN_BY_INPUT.has(program))
         return deny(`${name} ${program}: the input would choose the subcommand`)
-      const probed = classifyStage([...inner.argv, ...APPENDED_PROBE], config, depth + 1)
+      const probed = classifyStage([...inner.argv, ...APPENDED_PROBE], config, deeper(walk))
       if (probed.decision === "deny")
         return deny(
           `${name} appends its input to ${inner.argv.join(" ")}, which could make it: ${probed.reason}`,
@@ -176,13 +210,16 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, depth: nu
  * A script run by a shell (`bash -c`, `watch`, `flock -c`). One plain pipeline is classified like
  * a command line; anything richer is approved at best, and denied when any command in it is.
  */
-function shellVerdict(name: string, script: string, config: BashPolicyConfig, depth: number): Verdict {
+function shellVerdict(name: string, script: string, config: BashPolicyConfig, walk: Walk): Verdict {
   const reason = `${name} runs a shell`
+  // Parsing costs in proportion to the text; it counts against the line's budget.
+  walk.budget.left -= Math.floor(script.length / 64)
+  if (walk.budget.left < 0) return deny("the command line holds too many possible commands to check")
   const parsed = parseCommand(script)
-  if (parsed.ok) return atLeastApprove(classifyPipeline(parsed.stages, config, depth + 1), reason)
+  if (parsed.ok) return atLeastApprove(classifyPipeline(parsed.stages, config, deeper(walk)), reason)
   const found = scriptCommands(script)
   if (!found) return approve(`${reason} script dupin cannot parse`)
-  const verdicts = found.commands.map((argv) => classifyStage(argv, config, depth + 1))
+  const verdicts = found.commands.map((argv) => classifyStage(argv, config, deeper(walk)))
   const denied = verdicts.find((v) => v.decision === "deny")
   if (denied) return denied
   return approve(found.opaque ? `${reason} script with computed words` : `${reason} script`)

@@ -119,6 +119,19 @@ describe("pipeline bounds", () => {
     expect(result.dataText()).toBe("x\n")
   })
 
+  test("a command that would make the policy try thousands of inner commands is refused quickly", () => {
+    const tool = sandbox.tool()
+    for (const command of [
+      `ssh ${"x ".repeat(4000)}`,
+      `pkexec ${"'pkexec a b c; d' ".repeat(300)}`,
+      `bash -c '${"pkexec a b c d e f g h; ".repeat(300)}'`,
+    ]) {
+      const started = performance.now()
+      expect(tool.evaluate(command).verdict?.decision).toBe("deny")
+      expect(performance.now() - started).toBeLessThan(500)
+    }
+  })
+
   test("a command longer than 8,192 characters is refused", async () => {
     const result = await sandbox.run(`echo ${"a".repeat(9000)}`, { approved: true })
     expect(result.error).toContain("characters long")
