@@ -45,6 +45,8 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
   const regions: Region[] = []
   const bindings = new Map<string, Array<Span | string>>()
   const seen = new Set<number>()
+  /** Command and process substitutions: their output is data from anywhere. */
+  const outputs: Span[] = []
   /** Set when the data flow is beyond following: then every placeholder must be an integer. */
   let everywhere: string | undefined
   const fail = (why: string): never => {
@@ -96,6 +98,11 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
           region(node.operation.offset, "in a substring offset")
           region(node.operation.length, "in a substring length")
         }
+        break
+      case "CommandExpansion":
+      case "ArithmeticCommandExpansion":
+      case "ProcessSubstitution":
+        outputs.push(node)
         break
       case "SimpleExpansion":
         if (node.text.startsWith(PROBE, 1)) seen.add(node.pos + 1)
@@ -206,8 +213,11 @@ export function evaluatedPlaceholders(script: string): Map<number, string> {
   for (let r = 0; r < regions.length; r++) {
     const { pos, end, why, kind } = regions[r]!
     const text = script.slice(pos, end)
-    // `$1` may come from `set --` or any function call: too far to follow.
+    // `$1` may come from `set --` or any function call, a command's output from a file or pipe
+    // the value went through: too far to follow.
     if (/\$\{?[0-9@*]/.test(text)) everywhere ??= `in a command that evaluates a positional parameter ${why}`
+    if (outputs.some((o) => o.pos >= pos && o.end <= end))
+      everywhere ??= `in a command that evaluates a command's output ${why}`
     for (const name of evaluatedNames(text, kind)) follow(name, why)
   }
 

@@ -275,6 +275,8 @@ describe("placeholders bash evaluates take integers only", () => {
       [". {{ x }}", /an argument of \./],
       ["timeout 5 /bin/sh -ec 'echo {{ x }}'", /in the script of a shell's -c/],
       ["y={{ x }}; : ${z:=$y}; (( z ))", /assigned to y, which bash evaluates in a value assigned to z/],
+      ["echo {{ x }} > f; echo $(( $(cat f) ))", /evaluates a command's output inside \$\(\( \)\)/],
+      ["n=$(wc -l < f); [[ $n -gt 1 ]] && echo {{ x }}", /evaluates a command's output .*\[\[ -gt \]\]/],
       ['echo "{{ x }}" | bash', /runs bash on a script made from data/],
       ["bash <<< {{ x }}", /runs bash on a script made from data/],
       ["xargs -I{} sh -c 'echo {}' <<< {{ x }}", /runs sh on a script made from data/],
@@ -322,7 +324,8 @@ describe("placeholders bash evaluates take integers only", () => {
       "ulimit -n {{ x }} || echo no",
       "caller {{ x }} || echo no",
       "(exit {{ x }}) || echo no",
-      "kubectl_like() { :; }; n=$(echo 3); [[ $n -gt 1 ]] && echo {{ x }}",
+      // `[ ]` compares a command's output without evaluating it (`[[ -gt ]]` would be refused).
+      'n=$(echo {{ x }} | wc -c); [ "$n" -gt 1 ] && echo long',
     ]) {
       test(template, async () => {
         new CommandTemplate(template, asString)
