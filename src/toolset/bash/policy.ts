@@ -10,7 +10,7 @@ import { classifyFind } from "./rules/readers.ts"
 import { scriptCommands } from "./rules/shells.ts"
 import { classifyPs } from "./rules/sysstat.ts"
 import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
-import { isRecursiveRemove, WRITERS } from "./rules/writers.ts"
+import { isRecursiveRemove, outputPaths, WRITERS } from "./rules/writers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
 
 export type BashPolicyConfig = {
@@ -109,10 +109,9 @@ function hardDeny(
     WRITERS.has(name) ||
     writesFiles(name, args) ||
     ((name === "kubectl" || name === "docker") && args.includes("cp"))
-  if (writes) {
-    const target = args.find((a) => isUnderEtc(a, config.cwd))
-    if (target) return deny(`${name} would write under /etc (${target})`)
-  }
+  const targets = writes ? args : outputPaths(name, args)
+  const target = targets.find((a) => isUnderEtc(a, config.cwd))
+  if (target) return deny(`${name} would write under /etc (${target})`)
   return undefined
 }
 

@@ -55,6 +55,11 @@ const table: Record<Decision, string[]> = {
     "date -u +%FT%T -d @0",
     "find / -xdev -newermt 2020-01-01 -name x",
     "lsof -nP -iTCP:443",
+    "sysctl -n net.ipv4.ip_forward",
+    "timedatectl status",
+    "hostnamectl",
+    "od -An -c /etc/hostname",
+    "readlink -f /etc/localtime",
     "head -n 5 /tmp/x",
     "jq . /tmp/file.json",
     "cat /etc/os-release",
@@ -146,6 +151,11 @@ const table: Record<Decision, string[]> = {
     "kubectl get pods | xargs kubectl",
     "xargs kubectl describe",
     "sudo sudo sudo sudo sudo sudo id",
+    "strace -o /etc/ld.so.preload true",
+    "strace -o/etc/x true",
+    "ss -D /etc/x",
+    "kubectl --log-file=/etc/cron.d/x get pods",
+    "ip netns exec x rm -r /tmp/x",
   ],
 }
 

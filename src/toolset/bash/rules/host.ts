@@ -2,7 +2,7 @@ import { approve, deny, type Verdict } from "../verdict.ts"
 import { NETWORK } from "./network.ts"
 import { classifyByRule, getopt, noOperands, operandsLike, type ProgramRule } from "./program.ts"
 import { READERS } from "./readers.ts"
-import { DMESG, JOURNALCTL, SYSTEMCTL } from "./services.ts"
+import { DMESG, HOSTNAMECTL, JOURNALCTL, SYSCTL, SYSTEMCTL, TIMEDATECTL } from "./services.ts"
 import { SYSSTAT } from "./sysstat.ts"
 
 /**
@@ -331,6 +331,9 @@ const RULES: Record<string, ProgramRule> = {
   systemctl: SYSTEMCTL,
   journalctl: JOURNALCTL,
   dmesg: DMESG,
+  sysctl: SYSCTL,
+  timedatectl: TIMEDATECTL,
+  hostnamectl: HOSTNAMECTL,
 }
 
 export function classifyHost(name: string, args: readonly string[]): Verdict | undefined {

@@ -256,3 +256,58 @@ export const DMESG: ProgramRule = {
   ),
   operands: noOperands("dmesg takes no operands"),
 }
+
+/** sysctl reads kernel settings; `-w`, `name=value`, `-p` and `--system` write them. */
+const WRITES_SETTINGS = "writes kernel settings"
+
+export const SYSCTL: ProgramRule = {
+  options: getopt("abeNnp::r:qwhVAXdfo", [
+    "all",
+    "deprecated",
+    "dry-run",
+    "binary",
+    "ignore",
+    "names",
+    "values",
+    "load?",
+    "system",
+    "pattern=",
+    "quiet",
+    "write",
+    "help",
+    "version",
+  ]),
+  ask: Object.fromEntries(
+    ["-w", "--write", "-p", "--load", "--system", "-f"].map((o) => [o, WRITES_SETTINGS]),
+  ),
+  operands: (operands) =>
+    operands.some((o) => o.includes("=")) ? approve(`sysctl ${WRITES_SETTINGS}`) : undefined,
+}
+
+/** systemd's `*ctl` status tools: their status verbs read, the rest set the clock or the name. */
+function statusTool(name: string, verbs: readonly string[], long: readonly string[]): ProgramRule {
+  const read = new Set(verbs)
+  return {
+    options: getopt("hH:M:a", [
+      "help",
+      "version",
+      "no-pager",
+      "no-ask-password",
+      "host=",
+      "machine=",
+      ...long,
+    ]),
+    ask: { "-H": ELSEWHERE, "--host": ELSEWHERE, "-M": ELSEWHERE, "--machine": ELSEWHERE },
+    operands: (operands) => {
+      const verb = operands[0] ?? "status"
+      return read.has(verb) ? undefined : approve(`${name} ${verb} changes the system`)
+    },
+  }
+}
+
+export const TIMEDATECTL = statusTool(
+  "timedatectl",
+  ["status", "show", "list-timezones", "timesync-status", "show-timesync"],
+  ["adjust-system-clock", "monitor", "property=", "all", "value"],
+)
+export const HOSTNAMECTL = statusTool("hostnamectl", ["status"], ["transient", "static", "pretty", "json="])

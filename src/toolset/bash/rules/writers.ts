@@ -59,3 +59,35 @@ export function isRecursiveRemove(args: readonly string[]): boolean {
   }
   return false
 }
+
+/** Options whose value is a file the program writes (a trace, a log, a dump, a cursor). */
+const OUTPUT_OPTIONS: Record<string, readonly string[]> = {
+  strace: ["-o", "--output"],
+  ltrace: ["-o", "--output"],
+  time: ["-o", "--output"],
+  ss: ["-D", "--diag"],
+  journalctl: ["--cursor-file"],
+  kubectl: ["--log-file", "--log_file", "--profile-output", "--log-dir", "--log_dir", "--cache-dir"],
+  script: ["-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"],
+  gawk: ["--dump-variables", "--profile", "-d", "-p"],
+  wget: ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output"],
+}
+
+/**
+ * The files `name` would write through an output option, however the value is attached
+ * (`-o F`, `-oF`, `--output=F`): the policy refuses them under /etc even when approved.
+ */
+export function outputPaths(name: string, args: readonly string[]): string[] {
+  const options = Object.hasOwn(OUTPUT_OPTIONS, name) ? OUTPUT_OPTIONS[name]! : []
+  const paths: string[] = []
+  for (const [i, arg] of args.entries()) {
+    for (const option of options) {
+      if (arg === option && args[i + 1] !== undefined) paths.push(args[i + 1]!)
+      else if (option.startsWith("--") && arg.startsWith(`${option}=`))
+        paths.push(arg.slice(option.length + 1))
+      else if (!option.startsWith("--") && arg.startsWith(option) && arg.length > option.length)
+        paths.push(arg.slice(option.length))
+    }
+  }
+  return paths
+}
