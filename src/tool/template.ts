@@ -57,22 +57,16 @@ export class CommandTemplate {
     if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
     if (source.includes(PROBE)) throw new TemplateError(`"${PROBE}" is reserved`)
     this.#nodes = parseTemplate(source)
-    // Every shape `{% if %}` can give the command is checked now, so a placement bash would
-    // evaluate is a load error rather than a surprise on the first call that takes that branch.
-    for (const parts of variants(this.#nodes)) {
-      const { refs, evaluated } = analyse(parts)
-      for (const [i, why] of evaluated) {
-        const { name, fallback } = refs[i]!
-        const type = options.parameterType?.(name)
-        if (options.parameterType && type !== "integer") {
-          throw new TemplateError(
-            `Parameter "${name}" is used ${why}, where bash evaluates its value (a value like ` +
-              `a[$(cmd)] would run cmd); declare it \`type: integer\` (it is ${type ? `\`${type}\`` : "undeclared"}).`,
-          )
-        }
-        if (fallback !== undefined && fallback !== null && !INTEGER.test(String(fallback)))
-          throw new TemplateError(`The default of ${name} is used ${why} and is not an integer.`)
+    for (const { name, fallback, why } of evaluatedRefs(source, this.#nodes)) {
+      const type = options.parameterType?.(name)
+      if (options.parameterType && type !== "integer") {
+        throw new TemplateError(
+          `Parameter "${name}" is used ${why}, where bash evaluates its value (a value like ` +
+            `a[$(cmd)] would run cmd); declare it \`type: integer\` (it is ${type ? `\`${type}\`` : "undeclared"}).`,
+        )
       }
+      if (fallback !== undefined && fallback !== null && !INTEGER.test(String(fallback)))
+        throw new TemplateError(`The default of ${name} is used ${why} and is not an integer.`)
     }
   }
 
@@ -185,6 +179,33 @@ function analyse(parts: Array<string | Ref>) {
   const contexts = shellContexts(marked)
   const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
   return { refs, marked, contexts, evaluated: evaluatedPlaceholders(probe) }
+}
+
+type EvaluatedRef = { name: string; fallback: Literal | undefined; why: string }
+/** By template text: the schema, the loader and YamlTool each build the same template at load. */
+const checked = new Map<string, EvaluatedRef[] | TemplateError>()
+
+/**
+ * The placeholders bash would evaluate in any shape `{% if %}` can give the command, so such a
+ * placement is a load error rather than a surprise on the first call that takes that branch.
+ */
+function evaluatedRefs(source: string, nodes: Node[]): EvaluatedRef[] {
+  let result = checked.get(source)
+  if (!result) {
+    try {
+      result = variants(nodes).flatMap((parts) => {
+        const { refs, evaluated } = analyse(parts)
+        return [...evaluated].map(([i, why]) => ({ name: refs[i]!.name, fallback: refs[i]!.fallback, why }))
+      })
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error
+      result = error
+    }
+    if (checked.size >= 1024) checked.clear()
+    checked.set(source, result)
+  }
+  if (result instanceof TemplateError) throw result
+  return result
 }
 
 /** Every text `{% if %}` can produce, placeholders left as refs. */
