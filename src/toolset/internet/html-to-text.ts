@@ -58,6 +58,10 @@ const NAMED_ENTITIES: Record<string, string> = {
 /** Bytes handed to the tokenizer at a time; the event loop runs between two chunks. */
 const CHUNK_BYTES = 16_384
 const MAX_TITLE_CHARS = 500
+/** Text of one node buffered at most before it is decoded in part. */
+const FLUSH_CHARS = 32_768
+/** `&#x10ffff;` and the longest named entity decoded here fit in this. */
+const MAX_ENTITY_CHARS = 11
 
 export type HtmlToTextOptions = {
   baseUrl?: string
@@ -85,7 +89,8 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
   let inTitle = 0
   let skip = 0
   let pre = 0
-  // A text node arrives in chunks that may split an entity (`&am` + `p;`): decode it whole.
+  // A text node arrives in chunks that may split an entity (`&am` + `p;`): it is decoded in
+  // pieces cut before any `&` near their end.
   let pending = ""
 
   const rewriter = new HTMLRewriter()
@@ -159,9 +164,19 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
     .onDocument({
       text(chunk) {
         pending += chunk.text
-        if (!chunk.lastInTextNode) return
-        const raw = pending
-        pending = ""
+        let raw: string
+        if (chunk.lastInTextNode) {
+          raw = pending
+          pending = ""
+        } else {
+          if (pending.length < FLUSH_CHARS) return
+          // A long text node is decoded as it comes, not all at the end (300,000 entities take
+          // ~300 ms at once); an entity possibly cut at the end waits for the next chunk.
+          const amp = pending.lastIndexOf("&")
+          const cut = amp !== -1 && pending.length - amp <= MAX_ENTITY_CHARS ? amp : pending.length
+          raw = pending.slice(0, cut)
+          pending = pending.slice(cut)
+        }
         if (inTitle > 0) {
           if (title.length < MAX_TITLE_CHARS) title += raw.slice(0, MAX_TITLE_CHARS)
         } else if (skip === 0) {

@@ -59,3 +59,8 @@ describe("htmlToText on hostile pages", () => {
     expect(worstGapMs).toBeLessThan(250)
   })
 })
+
+test("entities split across the pieces of a long text node are decoded whole", async () => {
+  const text = await htmlToText(`<p>${"x&amp;".repeat(20_000)}</p>`)
+  expect(text).toBe("x&".repeat(20_000))
+})
