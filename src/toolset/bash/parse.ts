@@ -12,7 +12,7 @@ const fail = (reason: string): ParsedCommand => ({ ok: false, reason })
  * on the event loop.
  */
 export const MAX_STAGES = 16
-export const MAX_COMMAND_LENGTH = 8192
+export const MAX_COMMAND_LENGTH = 4096
 
 /**
  * Parses `source` with a real bash grammar and accepts only a pipeline of simple commands whose

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs"
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs"
 import { posix } from "node:path"
 
 /** Where a command runs and which extra paths (dupin's config, KUBECONFIG entries) it never reads. */
@@ -17,6 +17,10 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/, "a kubeconfig"],
   [/(^|\/)etc\/kubernetes\/pki(\/|$)/, "cluster private keys"],
   [/(^|\/)var\/lib\/kubelet\/(pki|kubeconfig)/, "kubelet credentials"],
+  [/(^|\/)var\/lib\/kubelet\/pods\/[^/]+\/volumes\/kubernetes\.io~(secret|projected)(\/|$)/, "pod secrets"],
+  [/(^|\/)etc\/rancher\/k3s\/k3s\.yaml$/, "a kubeconfig"],
+  [/(^|\/)var\/lib\/rancher\/k3s\/server\/(token|cred|tls)(\/|$)/, "cluster credentials"],
+  [/(^|\/)etc\/ssl\/private(\/|$)/, "private keys"],
   [/(^|\/)(var\/)?run\/secrets(\/|$)/, "mounted secrets and service-account tokens"],
   [/(^|\/)\.ssh(\/|$)/, "SSH keys"],
   [/(^|\/)\.aws(\/|$)/, "cloud credentials"],
@@ -47,27 +51,31 @@ const CREDENTIAL_NAMES: Array<[RegExp, string]> = [
  * Why `arg` names a credential file, or undefined. Looks inside `--opt=value`, `k=v`, `pod:/path`,
  * attached short-option values (`-uf/etc/dupin/env`) and `@file` response files too.
  */
-export function credentialReason(arg: string, context: PathContext): string | undefined {
+export function credentialReason(
+  arg: string,
+  context: PathContext,
+  guards: Guards = guardsFor(context),
+): string | undefined {
   for (const candidate of pathCandidates(arg)) {
-    const reason = pathReason(candidate, context)
+    const reason = pathReason(candidate, guards)
     if (reason) return `${candidate} ${reason}`
   }
   return undefined
 }
 
-function pathReason(candidate: string, context: PathContext): string | undefined {
-  const absolute = posix.resolve(context.cwd, candidate)
+function pathReason(candidate: string, guards: Guards): string | undefined {
+  const absolute = posix.resolve(guards.cwd, candidate)
   for (const form of [candidate, posix.normalize(candidate), absolute]) {
-    const what = patternMatch(form) ?? protectedMatch(form, context)
+    const what = patternMatch(form) ?? protectedMatch(form, guards.forms)
     if (what) return `holds ${what}`
   }
-  const resolved = resolveLikeKernel(candidate, context.cwd)
+  const resolved = resolveLikeKernel(candidate, guards.cwd)
   if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
   const byName =
     candidate.includes("/") || resolved.exists
       ? (nameMatch(resolved.path) ?? nameMatch(candidate))
       : undefined
-  const what = patternMatch(resolved.path) ?? protectedMatch(resolved.path, context) ?? byName
+  const what = patternMatch(resolved.path) ?? protectedMatch(resolved.path, guards.forms) ?? byName
   return what ? `resolves to ${resolved.path}, which holds ${what}` : undefined
 }
 
@@ -79,24 +87,30 @@ function nameMatch(path: string): string | undefined {
   return CREDENTIAL_NAMES.find(([pattern]) => pattern.test(path))?.[1]
 }
 
-function protectedMatch(path: string, context: PathContext): string | undefined {
-  for (const guarded of context.protectedPaths ?? []) {
-    if (!guarded) continue
-    for (const form of protectedForms(guarded)) {
-      if (path === form || path.startsWith(`${form}/`)) return "a file dupin protects (config or kubeconfig)"
-    }
+/** Built-in locations that may themselves be symlinks: their real targets are guarded too. */
+const LINKED_ROOTS = ["/etc/dupin", "/etc/shadow", "/etc/gshadow", "/run/secrets", "/var/run/secrets"]
+
+/** What every check of one command line shares: the real working directory, the guarded paths. */
+export type Guards = { cwd: string; forms: readonly string[] }
+
+/**
+ * Every guarded path in its lexical and its real form (a guarded folder may be a symlink), and
+ * the working directory with its symlinks resolved. Computed once per command line.
+ */
+export function guardsFor(context: PathContext): Guards {
+  const forms: string[] = []
+  for (const path of [...LINKED_ROOTS, ...(context.protectedPaths ?? [])]) {
+    if (!path) continue
+    forms.push(posix.resolve(context.cwd, path))
+    // Not there (yet): the lexical form still guards it.
+    if (existsSync(path)) forms.push(realPath(path))
   }
-  return undefined
+  return { cwd: realPath(context.cwd), forms }
 }
 
-function protectedForms(path: string): string[] {
-  const forms = [posix.resolve(path)]
-  try {
-    forms.push(realpathSync.native(path))
-  } catch {
-    // Not there (yet): the lexical form still guards it.
-  }
-  return forms
+function protectedMatch(path: string, guards: readonly string[]): string | undefined {
+  const hit = guards.some((form) => path === form || path.startsWith(`${form}/`))
+  return hit ? "a file dupin protects (its configuration, keys or a kubeconfig)" : undefined
 }
 
 function pathCandidates(arg: string): string[] {
@@ -127,8 +141,8 @@ const MAX_LINKS = 40
  * loop) ends the walk: the program fails there too. Any other error (no permission: `sudo` could
  * pass where dupin cannot look) makes the result uncertain.
  */
-export function resolveLikeKernel(path: string, cwd: string): Resolution {
-  let stack = path.startsWith("/") ? [] : splitPath(realCwd(cwd))
+export function resolveLikeKernel(path: string, realCwd: string): Resolution {
+  let stack = path.startsWith("/") ? [] : splitPath(realCwd)
   const pending = splitPath(path)
   let links = 0
   while (pending.length > 0) {
@@ -145,16 +159,15 @@ export function resolveLikeKernel(path: string, cwd: string): Resolution {
     if (magic) return { ok: true, path: full, exists: true }
     let isLink: boolean
     try {
-      isLink = lstatSync(full).isSymbolicLink()
+      // No exception for the common "not there": a command line may name thousands of words.
+      const stat = lstatSync(full, { throwIfNoEntry: false })
+      if (stat === undefined) return { ok: true, path: joinRest(full, pending), exists: false }
+      isLink = stat.isSymbolicLink()
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       // The program's own open fails the same way, for any user: nothing is read.
       if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG" || code === "ELOOP")
-        return {
-          ok: true,
-          path: posix.join(full, ...pending.filter((p) => p !== "." && p !== "..")),
-          exists: false,
-        }
+        return { ok: true, path: joinRest(full, pending), exists: false }
       return { ok: false, reason: `${full}: ${code ?? "error"}` }
     }
     if (!isLink) continue
@@ -177,11 +190,15 @@ function splitPath(path: string): string[] {
   return path.split("/").filter((p) => p.length > 0)
 }
 
-function realCwd(cwd: string): string {
+function joinRest(full: string, pending: readonly string[]): string {
+  return posix.join(full, ...pending.filter((p) => p !== "." && p !== ".."))
+}
+
+function realPath(path: string): string {
   try {
-    return realpathSync.native(cwd)
+    return realpathSync.native(path)
   } catch {
-    return posix.resolve(cwd)
+    return posix.resolve(path)
   }
 }
 
@@ -192,7 +209,7 @@ function realCwd(cwd: string): string {
  */
 export function isUnderEtc(arg: string, cwd: string): boolean {
   for (const candidate of pathCandidates(arg)) {
-    const resolved = resolveLikeKernel(candidate, cwd)
+    const resolved = resolveLikeKernel(candidate, realPath(cwd))
     if (!resolved.ok) return true
     for (const path of [posix.resolve(cwd, candidate), resolved.path]) {
       if (path === "/etc" || path.startsWith("/etc/")) return true

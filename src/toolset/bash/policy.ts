@@ -1,5 +1,5 @@
 import { parseCommand } from "./parse.ts"
-import { credentialReason, isUnderEtc } from "./paths.ts"
+import { credentialReason, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
 import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filters.ts"
 import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
@@ -41,7 +41,10 @@ const MAX_UNKNOWN_ARGS = 64
  * Where a classification is: how deep in wrappers, how much work is left for the whole line, and
  * the path verdicts already computed (a wrapper's words are checked again as its inner command's).
  */
-type Walk = { depth: number; budget: { left: number; paths: Map<string, string | undefined> } }
+type Walk = {
+  depth: number
+  budget: { left: number; paths: Map<string, string | undefined>; guards?: Guards }
+}
 
 const start = (): Walk => ({ depth: 0, budget: { left: MAX_CLASSIFIED, paths: new Map() } })
 const deeper = (walk: Walk): Walk => ({ depth: walk.depth + 1, budget: walk.budget })
@@ -93,8 +96,9 @@ function hardDeny(
   // Environment dumps hand provider keys and tokens to the model.
   if (name === "env" || name === "printenv") return deny(`${name} prints the environment (credentials)`)
   for (const [index, arg] of args.entries()) {
-    const paths = walk.budget.paths
-    if (!paths.has(arg)) paths.set(arg, credentialReason(arg, config))
+    const { paths } = walk.budget
+    walk.budget.guards ??= guardsFor(config)
+    if (!paths.has(arg)) paths.set(arg, credentialReason(arg, config, walk.budget.guards))
     const reason = paths.get(arg)
     if (!reason) continue
     // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
