@@ -33,6 +33,6 @@ export function createBashToolset(options: BashToolOptions & { enabled?: boolean
       ...(policy.deny ? { deny: [...policy.deny] } : {}),
     },
     llmInstructions:
-      "run_bash_command runs one pipeline without a shell: no variables, substitutions, globs, redirections or `;`/`&&`. Prefer the dedicated kubernetes tools when they fit.",
+      "run_bash_command runs one pipeline (at most 16 stages) without a shell: no variables, substitutions, globs, redirections or `;`/`&&`. Reading ordinary files with cat/head/tail/grep/sed/awk/jq needs no approval; credential files (keys, kubeconfigs, /proc/*/environ, /etc/shadow, dupin's own files) are refused even with approval. Prefer the dedicated kubernetes tools when they fit.",
   })
 }
