@@ -18,8 +18,10 @@ const MAX_PATTERN_CHARS = 500
 /** Lines longer than this are searched only in their first part. */
 export const MATCH_MAX_CHARS = 10_000
 /**
- * RE2's simulation costs about (program size × line length) steps in the worst case, measured at
- * ~9 ns per step: 1e6 steps keep one line under ~10 ms, far below the 100 ms /healthz promise.
+ * RE2 costs at most about (program size × line length) steps per line; building lazy-DFA states
+ * for a fresh pattern was measured at up to ~0.3 µs a step, so 1e6 steps bound one line to a few
+ * hundred ms at worst (usually a few ms). The search runs in a worker (search-runner.ts); this
+ * bound keeps the 5 s budget meaningful, and keeps slices short if it ever runs on the main thread.
  */
 const WORK_PER_LINE = 1_000_000
 
