@@ -11,7 +11,10 @@ A pipeline of simple commands is allowed: \`kubectl get pods -A | grep -v Runnin
 Not allowed: \`;\` \`&&\` \`||\` \`&\`, redirections (except a final \`2>&1\`), variables, $(…) and backticks, globs, ~, subshells, here-docs.
 Without approval: kubectl get/describe/logs/top/events/explain/api-resources (not secrets), helm list/status/history/get values,
 docker ps/inspect/logs/images, host reads (uptime, free, df, ps, ss, ip addr, systemctl status, journalctl, dmesg, cat /proc/…)
-and filters reading the pipe (grep, head, tail, sort, uniq, wc, cut, tr, jq, sed, awk). Anything else needs a human's approval.`
+and filters reading the pipe (grep, head, tail, sort, uniq, wc, cut, tr, jq, sed, awk). Anything else needs a human's approval.
+sed, awk and jq programs run unasked only in a small subset: sed addresses with s///, y, p, d, q, =, {}; awk patterns and
+actions with print/printf (no redirection or pipes), assignments, arrays, if/for/while and common builtins; jq paths,
+pipes, select/map and other pure builtins (no import, input, def or comments).`
 
 export type BashToolOptions = Partial<BashPolicyConfig>
 
