@@ -82,6 +82,18 @@ describe("egress allowlist", () => {
     }
   })
 
+  test("a refused name is never looked up, so the refusal leaks nothing through DNS", async () => {
+    const looked: string[] = []
+    const recording: Resolver = async (hostname, signal) => {
+      looked.push(hostname)
+      return resolver(hostname, signal)
+    }
+    await expect(guardUrl("https://c2VjcmV0.evil.test/", policy, signal, recording)).rejects.toThrow(
+      "egress_allowlist",
+    )
+    expect(looked).toEqual([])
+  })
+
   test("the address checks still apply to listed hosts", async () => {
     const listed: SsrfPolicy = { ...open, egressAllowlist: ["wire.test", "127.0.0.1"] }
     expect(await refusal("http://wire.test/", listed)).toContain("metadata")
