@@ -64,6 +64,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
         // Our own reader enforces max_body_bytes with the contract's 413 body; Bun's cap (plain
         // 413) sits above it and only stops bodies that would never be read anyway.
         maxRequestBodySize: config.server.maxBodyBytes + 1024 * 1024,
+        // A connection with no bytes either way for 30 s is closed (Elysia's default, stated here
+        // because it is a bound we rely on: SSE pings every 15 s keep streams under it). Header
+        // bytes dribbled slower than that are the header guard's to stop (header-guard.ts).
+        idleTimeout: 30,
       },
     })
       // Auth runs before routing and body parsing: an anonymous client costs nothing.
