@@ -61,9 +61,12 @@ export function createApp(config: Config, options: AppOptions = {}) {
   return (
     new Elysia({
       serve: {
-        // Our own reader enforces max_body_bytes with the contract's 413 body; Bun's cap (plain
-        // 413) sits above it and only stops bodies that would never be read anyway.
-        maxRequestBodySize: config.server.maxBodyBytes + 1024 * 1024,
+        // Our own reader enforces max_body_bytes with the contract's 413 body: by Content-Length
+        // before reading, and by count while reading (chunked bodies, lying clients). Bun's cap
+        // would answer a larger declared length itself, with a bare 413 and no body, so it is
+        // out of the way; nothing is buffered before the reader asks, and a 413 closes the
+        // connection rather than draining the rest.
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
         // A connection with no bytes either way for 30 s is closed (Elysia's default, stated here
         // because it is a bound we rely on: SSE pings every 15 s keep streams under it). Header
         // bytes dribbled slower than that are the header guard's to stop (header-guard.ts).

@@ -43,8 +43,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 
 export function errorResponse(error: unknown, code?: unknown): Response {
   const { status, body } = mapError(error, code)
-  // RFC 9110: a 401 names the scheme the client should use.
-  return jsonResponse(status, body, status === 401 ? { "www-authenticate": "Bearer" } : {})
+  // RFC 9110: a 401 names the scheme the client should use. After a 413 the rest of the body is
+  // never read: closing the connection stops the client from sending it.
+  const headers: Record<string, string> =
+    status === 401 ? { "www-authenticate": "Bearer" } : status === 413 ? { connection: "close" } : {}
+  return jsonResponse(status, body, headers)
 }
 
 function fromDupin(error: DupinError): MappedError {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test"
+import { connect } from "node:net"
 import { type Harness, providerRequests, startHarness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -88,6 +89,30 @@ describe("CONTRACT §5 statuses and the one error body", () => {
       headers: { "content-type": "application/json" },
     })
     await expectError(res, 413, 4130)
+    expect(providerRequests(h.fake)).toHaveLength(0)
+  })
+
+  test("413 / 4130 with the contract's body for any declared Content-Length, however large; the connection closes", async () => {
+    h = await startHarness()
+    const port = new URL(h.url).port
+    const { promise: closed, resolve } = Promise.withResolvers<string>()
+    let text = ""
+    const socket = connect(Number(port), "127.0.0.1")
+    socket.on("data", (d) => {
+      text += String(d)
+    })
+    socket.on("error", () => {})
+    socket.on("close", () => resolve(text))
+    socket.write(
+      'POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{"ask":',
+    )
+    const reply = await Promise.race([closed, Bun.sleep(3000).then(() => `still open: ${text}`)])
+    socket.destroy()
+    expect(reply).toStartWith("HTTP/1.1 413")
+    expect(reply.toLowerCase()).toContain("connection: close")
+    const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4)) as ErrorBody
+    expect(body.error_code).toBe(4130)
+    expect(body.detail).toContain("server.max_body_bytes")
     expect(providerRequests(h.fake)).toHaveLength(0)
   })
 
