@@ -1,4 +1,4 @@
-import type { CorpusItem } from "./corpus.ts"
+import { block, type CorpusItem, run } from "./corpus.ts"
 
 /**
  * The red team's program, option and path forms (issue 10) and their neighbours: programs with
@@ -7,10 +7,6 @@ import type { CorpusItem } from "./corpus.ts"
  * proves by its marker, its victims, the CLI stand-ins' log and the canaries in the output that
  * nothing ran without approval.
  */
-const block = (cls: string, ...commands: string[]): CorpusItem[] =>
-  commands.map((command) => ({ command, expect: "block", class: cls }))
-const run = (cls: string, ...commands: string[]): CorpusItem[] =>
-  commands.map((command) => ({ command, expect: "run", class: cls }))
 
 export const PROGRAM_CORPUS: CorpusItem[] = [
   ...block(

@@ -7,9 +7,9 @@
  */
 export type CorpusItem = { command: string; expect: "block" | "run" | "inert"; class: string }
 
-const block = (cls: string, ...commands: string[]): CorpusItem[] =>
+export const block = (cls: string, ...commands: string[]): CorpusItem[] =>
   commands.map((command) => ({ command, expect: "block", class: cls }))
-const run = (cls: string, ...commands: string[]): CorpusItem[] =>
+export const run = (cls: string, ...commands: string[]): CorpusItem[] =>
   commands.map((command) => ({ command, expect: "run", class: cls }))
 const inert = (cls: string, ...commands: string[]): CorpusItem[] =>
   commands.map((command) => ({ command, expect: "inert", class: cls }))
