@@ -4,6 +4,7 @@ import {
   type ContainmentMode,
   configureContainment,
   DEFAULT_MAX_CONCURRENT_PROCESSES,
+  type ProcView,
 } from "../tool/containment/index.ts"
 
 /** `security:` of the config file: how tool processes are contained (docs/configuration.md). */
@@ -13,6 +14,8 @@ export const SecuritySchema = Type.Object(
       Type.Union([Type.Literal("auto"), Type.Literal("required"), Type.Literal("off")]),
     ),
     max_concurrent_tool_processes: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
+    /** `host` lets `ps`/`top` in tools see the host's processes (dupin's entries stay closed by non-dumpable). */
+    proc: Type.Optional(Type.Union([Type.Literal("private"), Type.Literal("host")])),
     /** More files or folders to hide from tools, e.g. an env file outside /etc/dupin. */
     hidden_paths: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
@@ -22,6 +25,7 @@ export const SecuritySchema = Type.Object(
 export type SecuritySettings = {
   containment: ContainmentMode
   maxConcurrentToolProcesses: number
+  proc: ProcView
   /** dupin's config file plus `hidden_paths`: masked inside every tool sandbox. */
   hiddenPaths: readonly string[]
 }
@@ -29,6 +33,7 @@ export type SecuritySettings = {
 type RawSecurity = {
   containment?: ContainmentMode | undefined
   max_concurrent_tool_processes?: number | undefined
+  proc?: ProcView | undefined
   hidden_paths?: string[] | undefined
 }
 
@@ -36,6 +41,7 @@ export function securitySettings(raw: RawSecurity = {}, configFile?: string): Se
   return {
     containment: raw.containment ?? "auto",
     maxConcurrentToolProcesses: raw.max_concurrent_tool_processes ?? DEFAULT_MAX_CONCURRENT_PROCESSES,
+    proc: raw.proc ?? "private",
     hiddenPaths: [...(configFile ? [configFile] : []), ...(raw.hidden_paths ?? [])],
   }
 }
@@ -49,6 +55,7 @@ export function applyContainment(settings: SecuritySettings): ContainmentInfo {
   return configureContainment({
     mode: settings.containment,
     maxConcurrentProcesses: settings.maxConcurrentToolProcesses,
+    proc: settings.proc,
     secretPaths: [...settings.hiddenPaths],
   })
 }

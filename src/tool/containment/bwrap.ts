@@ -21,17 +21,36 @@ export type BwrapPlan = {
   cwd: string | undefined
   /** Running as root: bwrap keeps its capabilities for root unless told to drop them. */
   root: boolean
+  flavor: BwrapFlavor
+}
+
+/**
+ * `private`: a fresh /proc of the tool's pid namespace, where dupin does not exist (but `ps` and
+ * `top` see only the tool's own processes). `host`: the host's /proc, read-only; dupin's environ,
+ * mem and fds are then closed only because dupin is non-dumpable and the tool holds no capability
+ * outside its user namespace (root included).
+ */
+export type ProcView = "private" | "host"
+
+/** The variant of the sandbox this host allows, found by the startup probe. */
+export type BwrapFlavor = {
+  proc: ProcView
+  /**
+   * bwrap sets max_user_namespaces to 0 inside the sandbox, which needs a writable /proc/sys
+   * (not under systemd's ProtectKernelTunables=). Without it a tool may create a nested user
+   * namespace; the masks and the read-only root stay locked there all the same.
+   */
+  disableUserns: boolean
 }
 
 /** Namespace and lifetime flags shared by the startup probe and every run. */
-export function bwrapBaseArgs(root: boolean): string[] {
+export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor): string[] {
   return [
     // Network is shared on purpose: kubectl, helm and curl must reach the cluster and the web.
     "--unshare-user",
     "--unshare-pid",
     "--unshare-ipc",
-    // A nested user namespace would give the tool capabilities over its own mounts again.
-    "--disable-userns",
+    ...(flavor.disableUserns ? ["--disable-userns"] : []),
     "--die-with-parent",
     // No controlling terminal to push input into (TIOCSTI).
     "--new-session",
@@ -42,13 +61,12 @@ export function bwrapBaseArgs(root: boolean): string[] {
     "--dev",
     "/dev",
     // A fresh /proc of the new pid namespace: dupin's /proc/<pid>/environ and mem do not exist here.
-    "--proc",
-    "/proc",
+    ...(flavor.proc === "private" ? ["--proc", "/proc"] : []),
   ]
 }
 
 export function bwrapArgs(bwrap: string, plan: BwrapPlan): string[] {
-  const args = [bwrap, ...bwrapBaseArgs(plan.root)]
+  const args = [bwrap, ...bwrapBaseArgs(plan.root, plan.flavor)]
   // /dev/shm is in bwrap's own /dev tmpfs: bound it so it cannot eat the host's memory.
   args.push("--size", String(64 * 1024 * 1024), "--tmpfs", "/dev/shm")
   for (const dir of plan.masks.dirs) args.push("--tmpfs", dir)

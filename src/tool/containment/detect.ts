@@ -5,7 +5,7 @@
  * RestrictNamespaces=).
  */
 
-import { bwrapBaseArgs } from "./bwrap.ts"
+import { type BwrapFlavor, bwrapBaseArgs, type ProcView } from "./bwrap.ts"
 import type { ContainmentMechanism } from "./types.ts"
 import { unshareArgs } from "./unshare.ts"
 
@@ -22,6 +22,8 @@ export type Programs = {
 
 export type Detected = {
   mechanism: ContainmentMechanism | null
+  /** With bwrap: the variant that works here. */
+  flavor: BwrapFlavor
   programs: Programs
   /** Why a mechanism that is present did not work. */
   failures: string[]
@@ -38,20 +40,54 @@ export function findPrograms(overrides: Partial<Programs> = {}): Programs {
   }
 }
 
-export function detect(programs: Programs, root: boolean): Detected {
+/**
+ * `hostProcAllowed`: dupin is non-dumpable, so the host's /proc may stand in when a private one
+ * cannot be mounted. The kernel refuses a new proc mount in a user namespace while parts of the
+ * current one are covered, and systemd's ProtectKernelTunables= and ProtectKernelLogs= cover
+ * /proc/sys and /proc/kmsg.
+ */
+export function detect(
+  programs: Programs,
+  root: boolean,
+  proc: ProcView,
+  hostProcAllowed: boolean,
+): Detected {
   const failures: string[] = []
-  if (process.platform !== "linux" || !programs.true) return { mechanism: null, programs, failures }
+  const none = { mechanism: null, flavor: { proc, disableUserns: false }, programs, failures }
+  if (process.platform !== "linux" || !programs.true) return none
   if (programs.bwrap) {
-    const failure = probe([programs.bwrap, ...bwrapBaseArgs(root), "--", programs.true])
-    if (!failure) return { mechanism: "bwrap", programs, failures }
-    failures.push(`bwrap does not work here: ${failure}`)
+    const flavors: BwrapFlavor[] = [
+      { proc, disableUserns: true },
+      { proc, disableUserns: false },
+      ...(proc === "private" && hostProcAllowed
+        ? [
+            { proc: "host" as const, disableUserns: true },
+            { proc: "host" as const, disableUserns: false },
+          ]
+        : []),
+    ]
+    let first: string | null = null
+    for (const flavor of flavors) {
+      const failure = probe([programs.bwrap, ...bwrapBaseArgs(root, flavor), "--", programs.true])
+      first ??= failure
+      if (failure) continue
+      if (flavor.proc !== proc) {
+        failures.push(
+          `a private /proc cannot be mounted here (${first}; under systemd, ProtectKernelTunables= and ProtectKernelLogs= cover parts of /proc): tools see the host's /proc read-only, where dupin's entries are closed by non-dumpable alone`,
+        )
+      }
+      if (!flavor.disableUserns)
+        failures.push("tools may create nested user namespaces (/proc/sys is read-only here)")
+      return { mechanism: "bwrap", flavor, programs, failures }
+    }
+    failures.push(`bwrap does not work here: ${first}`)
   }
   if (programs.unshare && programs.sh) {
     const failure = probe([...unshareArgs(programs.unshare), programs.true])
-    if (!failure) return { mechanism: "unshare", programs, failures }
+    if (!failure) return { ...none, mechanism: "unshare", flavor: { proc: "private", disableUserns: false } }
     failures.push(`unshare does not work here: ${failure}`)
   }
-  return { mechanism: null, programs, failures }
+  return none
 }
 
 /** Null when the command ran and exited 0, else its first line of complaint. */

@@ -4,12 +4,14 @@
  * run uncontained with a warning in `containmentInfo()`: library embedders and tests choose.
  */
 import { existsSync, realpathSync, statSync } from "node:fs"
+import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
 import { ProcessSlots } from "./process-slots.ts"
 import { DEFAULT_TOOL_RLIMITS } from "./rlimits.ts"
 import type { ContainmentInfo, ContainmentMode, ToolRlimits } from "./types.ts"
 
+export type { ProcView } from "./bwrap.ts"
 export { DEFAULT_TOOL_RLIMITS } from "./rlimits.ts"
 export type {
   ContainmentInfo,
@@ -31,6 +33,8 @@ export type ContainmentOptions = {
   /** Paths a tool may write besides its temp dir (an embedding application's choice; none by default). */
   writablePaths?: string[]
   limits?: Partial<ToolRlimits>
+  /** The /proc tools see with bwrap (see ProcView); `private` unless the host cannot mount one. */
+  proc?: ProcView
   /** Host programs to use instead of the ones found on the system PATH; null: not available (tests). */
   programs?: Partial<Omit<Programs, "true" | "sh">>
 }
@@ -43,6 +47,7 @@ export type ContainmentState = {
   secretDirs: string[]
   writable: string[]
   root: boolean
+  flavor: BwrapFlavor
   /** Set in `required` mode when the host cannot contain tools: every spawn fails with it. */
   refusal: string | null
   slots: ProcessSlots
@@ -73,15 +78,16 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     return state.info
   }
   const root = process.getuid?.() === 0
-  const found = detect(findPrograms(options.programs), root)
-  const limits = { ...DEFAULT_TOOL_RLIMITS, ...options.limits }
   const nonDumpable = makeNonDumpable()
+  const found = detect(findPrograms(options.programs), root, options.proc ?? "private", nonDumpable)
+  const limits = { ...DEFAULT_TOOL_RLIMITS, ...options.limits }
   const info: ContainmentInfo = {
     mode,
     level: found.mechanism ? "namespaces" : found.programs.prlimit ? "rlimits" : "none",
     mechanism: found.mechanism,
     nonDumpable,
     filesystem: found.mechanism === "bwrap" ? "read-only, masked" : "shared",
+    proc: found.mechanism ? found.flavor.proc : "host",
     limits: found.programs.prlimit ? limits : null,
     maxConcurrentProcesses: max,
     warnings: warnings(found, nonDumpable, root),
@@ -95,6 +101,7 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     secretDirs: [...secrets.filter((p) => statSync(p).isDirectory()), ...existingDir(DUPIN_ETC)],
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
+    flavor: found.flavor,
     refusal:
       mode === "required" && !full
         ? `security.containment is required, but this host cannot contain tool processes (${info.warnings.join("; ")}). Fix: ${FIX_NAMESPACES}; or set security.containment: auto to run them with less containment.`
@@ -147,6 +154,7 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
       mechanism: null,
       nonDumpable: false,
       filesystem: "shared",
+      proc: "host",
       limits: null,
       maxConcurrentProcesses: max,
       warnings: why,
@@ -156,6 +164,7 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     secretDirs: [],
     writable: [],
     root: false,
+    flavor: { proc: "host", disableUserns: false },
     refusal: null,
     slots: new ProcessSlots(max),
   }

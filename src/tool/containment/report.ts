@@ -8,6 +8,7 @@ export function containmentWire(info: ContainmentInfo): Record<string, unknown> 
     mechanism: info.mechanism,
     non_dumpable: info.nonDumpable,
     filesystem: info.filesystem,
+    proc: info.proc,
     limits: info.limits && {
       processes: info.limits.processes,
       address_space_bytes: info.limits.addressSpaceBytes,
@@ -21,7 +22,7 @@ export function containmentWire(info: ContainmentInfo): Record<string, unknown> 
 
 /** One line for `dupin toolsets` and the startup log: the level first, then what is missing. */
 export function containmentLine(info: ContainmentInfo): string {
-  const how = info.mechanism ? ` (${info.mechanism}, file system ${info.filesystem})` : ""
+  const how = info.mechanism ? ` (${info.mechanism}, file system ${info.filesystem}, ${info.proc} /proc)` : ""
   const dump = info.nonDumpable ? ", dupin non-dumpable" : ""
   const head = `Tool containment: ${info.level}${how}${dump}, mode ${info.mode}`
   return info.warnings.length ? `${head}. Warnings: ${info.warnings.join("; ")}` : head

@@ -43,6 +43,7 @@ export function openSandbox(
           writable: containment.writable,
           cwd: options.cwd,
           root: containment.root,
+          flavor: containment.flavor,
         })
       : info.mechanism === "unshare" && programs.unshare && programs.sh
         ? [...unshareArgs(programs.unshare), ...reaperArgs(programs.sh)]

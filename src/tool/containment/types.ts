@@ -18,6 +18,8 @@ export type ContainmentInfo = {
   nonDumpable: boolean
   /** Whether the root file system is read-only and dupin's config, env files and /etc/dupin are hidden. */
   filesystem: "read-only, masked" | "shared"
+  /** `private`: tools see only their own processes; `host`: the host's /proc (dupin's entries closed by non-dumpable). */
+  proc: "private" | "host"
   /** Per tool process; null where no limit is applied. */
   limits: ToolRlimits | null
   /** Concurrent tool processes in this dupin process; the rest wait. */
