@@ -1,5 +1,6 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { duplicateKey } from "./duplicate-keys.ts"
 import { redact } from "./redact.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
@@ -124,6 +125,16 @@ export class ToolExecutor {
         tool,
         params: {},
         error: `Arguments for ${tool.name} are not valid JSON: ${errorMessage(error)}`,
+      }
+    }
+    // Refused, never resolved: the text an approver or a log shows must be the call that runs.
+    const repeated = duplicateKey(call.function.arguments)
+    if (repeated !== undefined) {
+      return {
+        call,
+        tool,
+        params: {},
+        error: `Arguments for ${tool.name} name the key ${JSON.stringify(repeated).slice(0, 100)} more than once in one object; nothing was run. Send each key once.`,
       }
     }
     const checked = tool.validate(raw)
