@@ -106,4 +106,30 @@ describe("deploy/dupin.service", () => {
     // Bun's JIT needs W+X memory: this setting would crash the service at start.
     expect(settings.some((l) => l.startsWith("MemoryDenyWriteExecute="))).toBe(false)
   })
+
+  test("lets dupin sandbox its tools, and bounds every task of the service", async () => {
+    const unit = await Bun.file(join(DEPLOY, "dupin.service")).text()
+    const settings = unit.split("\n").filter((l) => /^[A-Za-z]+=/.test(l))
+    // bubblewrap needs exactly these namespaces and the mount syscalls; nothing else is opened.
+    expect(settings).toContain("RestrictNamespaces=user mnt pid ipc")
+    expect(settings).toContain("SystemCallFilter=@mount")
+    expect(settings).toContain("TasksMax=2048")
+  })
+
+  test("the env file is root's alone, in the unit's notes and in the guide", async () => {
+    const unit = await Bun.file(join(DEPLOY, "dupin.service")).text()
+    expect(unit).toContain("(root:root, mode 0600")
+    const readme = await Bun.file(join(DEPLOY, "../README.md")).text()
+    expect(readme).toContain("sudo install -m 0600 -o root -g root /dev/null /etc/dupin/env")
+    // Nothing in the guide reads the env file as the dupin user any more.
+    expect(readme).not.toMatch(/sudo -u dupin[^\n]*\/etc\/dupin\/env/)
+  })
+
+  test.skipIf(!Bun.which("systemd-analyze"))("systemd-analyze security still rates it OK", () => {
+    const run = Bun.spawnSync(["systemd-analyze", "security", "--offline=yes", join(DEPLOY, "dupin.service")])
+    const overall = /Overall exposure level for dupin\.service: ([\d.]+) (\w+)/.exec(run.stdout.toString())
+    expect(overall?.[2]).toBe("OK")
+    // 1.9 before tools were sandboxed; the namespaces and @mount bubblewrap needs cost 0.5.
+    expect(Number(overall?.[1])).toBeLessThanOrEqual(2.4)
+  })
 })
