@@ -71,6 +71,9 @@ function pathReason(candidate: string, guards: Guards): string | undefined {
   }
   const resolved = resolveLikeKernel(candidate, guards.cwd)
   if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
+  // A raw disk holds every file's blocks: reading it walks around every path check.
+  if (resolved.blockDevice)
+    return `is a block device (${resolved.path}): raw disk reads bypass file permissions`
   const byName =
     candidate.includes("/") || resolved.exists
       ? (nameMatch(resolved.path) ?? nameMatch(candidate))
@@ -130,7 +133,9 @@ function pathCandidates(arg: string): string[] {
   return [...pieces].filter((p) => p.length > 0)
 }
 
-type Resolution = { ok: true; path: string; exists: boolean } | { ok: false; reason: string }
+type Resolution =
+  | { ok: true; path: string; exists: boolean; blockDevice?: boolean }
+  | { ok: false; reason: string }
 
 const MAX_LINKS = 40
 
@@ -145,6 +150,7 @@ export function resolveLikeKernel(path: string, realCwd: string): Resolution {
   let stack = path.startsWith("/") ? [] : splitPath(realCwd)
   const pending = splitPath(path)
   let links = 0
+  let blockDevice = false
   while (pending.length > 0) {
     const part = pending.shift()!
     if (part === ".") continue
@@ -163,6 +169,7 @@ export function resolveLikeKernel(path: string, realCwd: string): Resolution {
       const stat = lstatSync(full, { throwIfNoEntry: false })
       if (stat === undefined) return { ok: true, path: joinRest(full, pending), exists: false }
       isLink = stat.isSymbolicLink()
+      blockDevice = stat.isBlockDevice()
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       // The program's own open fails the same way, for any user: nothing is read.
@@ -183,7 +190,7 @@ export function resolveLikeKernel(path: string, realCwd: string): Resolution {
     if (target.startsWith("/")) stack = []
     pending.unshift(...splitPath(target))
   }
-  return { ok: true, path: `/${stack.join("/")}`, exists: true }
+  return { ok: true, path: `/${stack.join("/")}`, exists: true, blockDevice }
 }
 
 function splitPath(path: string): string[] {

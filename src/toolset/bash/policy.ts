@@ -106,6 +106,8 @@ function hardDeny(
     const isKubeconfigFlag = /^--kubeconfig(=|$)/.test(arg) || args[index - 1] === "--kubeconfig"
     if ((name === "kubectl" || name === "helm") && isKubeconfigFlag && /holds a kubeconfig$/.test(reason))
       continue
+    // Naming a disk is not reading it for programs that only look at devices' metadata.
+    if (DEVICE_METADATA.has(name) && reason.includes(" is a block device (")) continue
     return deny(`a protected path (credentials; refused even with approval): ${reason}`)
   }
   if (name === "rm" && isRecursiveRemove(args)) return deny("rm -r deletes trees")
@@ -118,6 +120,20 @@ function hardDeny(
   if (target) return deny(`${name} would write under /etc (${target})`)
   return undefined
 }
+
+/** Programs that take a block device and read only its metadata (`df /dev/sda1`). */
+const DEVICE_METADATA = new Set([
+  "df",
+  "lsblk",
+  "findmnt",
+  "stat",
+  "ls",
+  "du",
+  "iostat",
+  "lsof",
+  "readlink",
+  "realpath",
+])
 
 /** Programs with an argument grammar of their own (not getopt). */
 const CUSTOM: Record<string, (args: readonly string[]) => Verdict> = {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { readdirSync, statSync } from "node:fs"
 import { parseCommand } from "../../../src/toolset/bash/parse.ts"
 import { classifyPipeline } from "../../../src/toolset/bash/policy.ts"
 import type { Decision } from "../../../src/toolset/bash/verdict.ts"
@@ -165,3 +166,23 @@ for (const [decision, commands] of Object.entries(table) as Array<[Decision, str
       test(JSON.stringify(command), () => expect(decide(command)).toBe(decision))
   })
 }
+
+/** A block device on this machine, if any: reading one bypasses every file permission. */
+const blockDevice = readdirSync("/dev")
+  .map((name) => `/dev/${name}`)
+  .find((path) => {
+    try {
+      return statSync(path).isBlockDevice()
+    } catch {
+      return false
+    }
+  })
+
+describe.if(blockDevice !== undefined)("block devices", () => {
+  test("reading a raw disk is refused, naming one for its metadata is not", () => {
+    expect(decide(`head -c 512 ${blockDevice}`)).toBe("deny")
+    expect(decide(`sudo strings ${blockDevice}`)).toBe("deny")
+    expect(decide(`df ${blockDevice}`)).toBe("allow")
+    expect(decide(`lsblk ${blockDevice}`)).toBe("allow")
+  })
+})

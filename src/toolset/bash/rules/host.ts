@@ -11,6 +11,7 @@ import { SYSSTAT } from "./sysstat.ts"
  * in ways the output would echo, or reach another machine ask a human.
  */
 const NUMBER = /^\d+(\.\d+)?$/
+const SYSROOT = "reads another system tree"
 
 const INFO: Record<string, ProgramRule> = {
   uptime: {
@@ -145,6 +146,7 @@ const INFO: Record<string, ProgramRule> = {
     operands: operandsLike(/^\+/, "date with an operand other than +FORMAT sets the clock"),
   },
   lscpu: {
+    ask: { "-s": SYSROOT, "--sysroot": SYSROOT },
     options: getopt("abBC::ce::Jp::s:xyhV", [
       "all",
       "online",
@@ -164,6 +166,7 @@ const INFO: Record<string, ProgramRule> = {
     operands: noOperands("lscpu takes no operands"),
   },
   lsblk: {
+    ask: { "--sysroot": SYSROOT },
     options: getopt("ADEIJ:MOPSTabde:filmno:prstw:x:yzhV", [
       "noempty",
       "discard",
@@ -199,6 +202,7 @@ const INFO: Record<string, ProgramRule> = {
     ]),
   },
   lsmem: {
+    ask: { "-s": SYSROOT, "--sysroot": SYSROOT },
     options: getopt("JPabno:rS:s:hV", [
       "json",
       "pairs",
