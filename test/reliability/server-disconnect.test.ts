@@ -13,7 +13,11 @@ const CLIENTS = process.env.DUPIN_SOAK === "1" ? 400 : 100
 
 let served: ServedDupin
 beforeAll(async () => {
-  served = await serveDupin(callThenAnswer("nap", { seconds: "5" }))
+  // Every client's tool must be running when they hang up: room for all of them at once.
+  served = await serveDupin(
+    callThenAnswer("nap", { seconds: "5" }),
+    `security: { max_concurrent_tool_processes: ${CLIENTS} }\n`,
+  )
 })
 afterAll(async () => {
   await served.stop()

@@ -23,6 +23,8 @@ export type ServedDupin = {
  */
 export async function serveDupin(
   decide: (request: RecordedRequest) => FakeStep = () => ({ content: "All good." }),
+  /** Extra top-level YAML for the config file. */
+  configExtra = "",
 ): Promise<ServedDupin> {
   const fake = await startFakeProvider()
   const step = (request: RecordedRequest) => {
@@ -31,7 +33,7 @@ export async function serveDupin(
     return decide(request)
   }
   for (let i = 0; i < 8; i++) fake.script(step)
-  const files = writeServeConfig(fake.url)
+  const files = writeServeConfig(fake.url, configExtra)
   const server = await startServerProcess(serveArgv(files.configPath))
   await waitForOk(`${server.url}/readyz`)
   return {
