@@ -83,6 +83,16 @@ try {
     check(true, `serve ready at ${server.url} after ${server.readyMs.toFixed(0)} ms`)
     const health = await fetch(`${server.url}/healthz`)
     check(health.status === 200, "GET /healthz is 200")
+    // prctl through bun:ffi must work inside the compiled binary, not only from source.
+    const info = (await (await fetch(`${server.url}/api/info`)).json()) as {
+      containment?: { level: string; mechanism: string | null; non_dumpable: boolean; warnings: string[] }
+    }
+    const containment = info.containment
+    check(
+      containment && (process.platform !== "linux" || containment.non_dumpable),
+      `containment: ${containment?.level} (${containment?.mechanism ?? "no sandbox"}), non-dumpable ${containment?.non_dumpable}`,
+      JSON.stringify(containment),
+    )
     fake.script({ toolCalls: [toolCall] }, { content: "Served answer." })
     const start = fake.requests.length
     const response = await fetch(`${server.url}/api/chat`, {
