@@ -11,10 +11,17 @@ export type PathContext = { cwd: string; protectedPaths?: readonly string[] }
  */
 const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)etc\/g?shadow-?$/, "password hashes"],
+  [/(^|\/)var\/backups\/g?shadow\.bak$/, "password hashes"],
+  [/(^|\/)etc\/security\/opasswd$/, "password hashes"],
+  [/(^|\/)etc\/ssh\/ssh_host_[^/]*_key$/, "SSH host keys"],
+  [/(^|\/)var\/lib\/etcd(\/|$)/, "the cluster's store, secrets included"],
   [/(^|\/)etc\/sudoers(\.d)?(\/|$)/, "sudo rules"],
   [/(^|\/)etc\/dupin(\/|$)/, "dupin's own configuration and keys"],
   [/(^|\/)\.kube(\/|$)/, "a kubeconfig"],
-  [/(^|\/)etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin)\.conf$/, "a kubeconfig"],
+  [
+    /(^|\/)etc\/kubernetes\/(admin|kubelet|controller-manager|scheduler|super-admin|bootstrap-kubelet)\.conf$/,
+    "a kubeconfig",
+  ],
   [/(^|\/)etc\/kubernetes\/pki(\/|$)/, "cluster private keys"],
   [/(^|\/)var\/lib\/kubelet\/(pki|kubeconfig)/, "kubelet credentials"],
   [/(^|\/)var\/lib\/kubelet\/pods\/[^/]+\/volumes\/kubernetes\.io~(secret|projected)(\/|$)/, "pod secrets"],
@@ -27,7 +34,12 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)\.azure(\/|$)/, "cloud credentials"],
   [/(^|\/)\.config\/gcloud(\/|$)/, "cloud credentials"],
   [/(^|\/)\.docker\/config\.json$/, "registry credentials"],
-  [/(^|\/)\.(netrc|git-credentials|pgpass|my\.cnf|vault-token)$/, "credentials"],
+  [
+    /(^|\/)\.(netrc|git-credentials|pgpass|my\.cnf|vault-token|npmrc|pypirc|s3cfg|boto|dockercfg)$/,
+    "credentials",
+  ],
+  [/(^|\/)\.config\/(gh\/hosts\.yml|helm\/repositories\.yaml)$/, "credentials"],
+  [/(^|\/)\.terraform\.d\/credentials\.tfrc\.json$/, "credentials"],
   [/(^|\/)\.gnupg(\/|$)/, "private keys"],
   [/(^|\/)proc\/[^/]+\/(task\/[^/]+\/)?environ$/, "a process environment (provider keys)"],
   [

@@ -3,7 +3,7 @@ import { credentialReason, type Guards, guardsFor, isUnderEtc } from "./paths.ts
 import { classifyCloud } from "./rules/cli.ts"
 import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filters.ts"
 import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
-import { classifyHost } from "./rules/host.ts"
+import { classifyHost, isHostProgram } from "./rules/host.ts"
 import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
 import { classifyIp, classifyLsof, ipInnerCommand } from "./rules/network.ts"
 import { classifyFind } from "./rules/readers.ts"
@@ -215,7 +215,9 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Wal
       const program = inner.argv[0]!.slice(inner.argv[0]!.lastIndexOf("/") + 1)
       if (inner.argv.length === 1 && CHOSEN_BY_INPUT.has(program))
         return deny(`${name} ${program}: the input would choose the subcommand`)
-      const probed = classifyStage([...inner.argv, ...APPENDED_PROBE], config, deeper(walk))
+      // A reader fed file names by its input would read a credential the line never shows.
+      const probe = isReader(program) ? [...APPENDED_PROBE, "/etc/shadow"] : APPENDED_PROBE
+      const probed = classifyStage([...inner.argv, ...probe], config, deeper(walk))
       if (probed.decision === "deny")
         return deny(
           `${name} appends its input to ${inner.argv.join(" ")}, which could make it: ${probed.reason}`,
@@ -223,6 +225,14 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Wal
       return atLeastApprove(verdict, reason)
     }
   }
+}
+
+/** Programs that print what is in the files they are given (not printers such as echo). */
+function isReader(name: string): boolean {
+  return (
+    (isFilter(name) || isHostProgram(name) || name === "jq") &&
+    !["echo", "printf", "true", "false"].includes(name)
+  )
 }
 
 /**

@@ -98,6 +98,12 @@ export const PROGRAM_CORPUS: CorpusItem[] = [
     "ls {{HOME}}/.azure",
     "cat /etc/gshadow",
     "sort -k1 /etc/shadow-",
+    "cat /var/backups/shadow.bak",
+    "cat /etc/ssh/ssh_host_ed25519_key",
+    "cat {{HOME}}/.npmrc",
+    "cat {{HOME}}/.config/gh/hosts.yml",
+    "ls /var/lib/etcd",
+    "find {{HOME}} -name '*_ed25519' | xargs cat",
   ),
   ...block(
     "kubectl-flag-grammar",

@@ -22,6 +22,8 @@ const REFUSED_APPROVED = [
   "sh -c 'if true; then rm -r {{VDIR}}; fi'",
   "echo -r {{VDIR}} | xargs rm",
   "echo {{VDIR}} | xargs -I{} rm -r {}",
+  "find {{HOME}}/.ssh -type f | xargs cat",
+  "ls {{HOME}}/.. | xargs -n1 head",
   "flock {{VICTIM}} -c 'rm -r {{VDIR}}'",
   "flock -c 'rm -r {{VDIR}}' {{VICTIM}}",
   "watch -n 1 'rm -r {{VDIR}}'",
