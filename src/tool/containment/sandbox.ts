@@ -32,8 +32,11 @@ export function openSandbox(
   }
   const tempDir = realpathSync(mkdtempSync(join(tmpdir(), "dupin-run-")))
   const env: Record<string, string> = { ...options.env, TMPDIR: tempDir }
-  // HOME is read-only in the sandbox: kubectl keeps its discovery cache in the run's temp dir.
-  if (info.mechanism === "bwrap" && !env.KUBECACHEDIR) env.KUBECACHEDIR = join(tempDir, "kube-cache")
+  // HOME is read-only in the sandbox: kubectl and helm keep their caches in the run's temp dir.
+  if (info.mechanism === "bwrap") {
+    env.KUBECACHEDIR ??= join(tempDir, "kube-cache")
+    env.HELM_CACHE_HOME ??= join(tempDir, "helm-cache")
+  }
   const limits =
     info.limits && programs.prlimit ? prlimitArgs(programs.prlimit, info.limits, info.mechanism !== null) : []
   const prefix =
