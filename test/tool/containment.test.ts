@@ -220,3 +220,33 @@ describe("degraded containment", () => {
     expect(run.got.ppid_environ).toBeUndefined()
   })
 })
+
+describe("the CLI shows and applies the configured containment", () => {
+  const MAIN = join(import.meta.dir, "../../src/cli/main.ts")
+  const toolsets = (config: string) => {
+    const file = join(dir, `config-${Bun.hash(config)}.yaml`)
+    writeFileSync(file, config)
+    const run = Bun.spawnSync([process.execPath, MAIN, "toolsets", "--config", file], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      cwd: dir,
+    })
+    return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() }
+  }
+
+  test("dupin toolsets ends with one line naming the level and its warnings", () => {
+    const off = toolsets("security:\n  containment: off\n")
+    expect(off.code).toBe(0)
+    expect(off.out).toMatch(/\nTool containment: none, mode off\. Warnings: security\.containment is off/)
+    if (!BWRAP) return
+    const auto = toolsets("security:\n  containment: auto\n  max_concurrent_tool_processes: 4\n")
+    expect(auto.out).toContain(
+      "Tool containment: namespaces (bwrap, file system read-only, masked, private /proc)",
+    )
+  })
+
+  test("an unknown containment mode is a config error naming the key", () => {
+    const bad = toolsets("security:\n  containment: maybe\n")
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("security.containment")
+  })
+})
