@@ -55,7 +55,31 @@ export function classifyPipeline(
   config: BashPolicyConfig,
   walk: Walk = start(),
 ): Verdict {
-  return worst(...stages.map((argv) => classifyStage(argv, config, walk)))
+  return worst(
+    ...stages.map((argv, i) =>
+      worst(classifyStage(argv, config, walk), piped(stages[i - 1], argv, config, walk)),
+    ),
+  )
+}
+
+/**
+ * `echo 'rm -r /x' | sh`: a shell reading its script from the pipe runs what the stage before
+ * printed. When that stage is a plain echo the script is known and is classified like `sh -c`.
+ */
+function piped(
+  before: readonly string[] | undefined,
+  argv: readonly string[],
+  config: BashPolicyConfig,
+  walk: Walk,
+): Verdict | undefined {
+  const [program, ...args] = argv
+  const name = program?.slice(program.lastIndexOf("/") + 1)
+  if (!before || name === undefined || !SHELLS.has(name) || shellScript(name, args) !== undefined)
+    return undefined
+  const [echo, ...words] = before
+  if (echo?.slice(echo.lastIndexOf("/") + 1) !== "echo") return undefined
+  const text = words.filter((w) => !/^-[neE]+$/.test(w)).join(" ")
+  return shellVerdict(name, text.replace(/\\n/g, "\n"), config, walk)
 }
 
 /**

@@ -23,6 +23,8 @@ const REFUSED_APPROVED = [
   "echo -r {{VDIR}} | xargs rm",
   "echo {{VDIR}} | xargs -I{} rm -r {}",
   "find {{HOME}}/.ssh -type f | xargs cat",
+  "echo 'rm -r {{VDIR}}' | sh",
+  "echo 'ls; rm -r {{VDIR}}' | bash -s",
   "ls {{HOME}}/.. | xargs -n1 head",
   "flock {{VICTIM}} -c 'rm -r {{VDIR}}'",
   "flock -c 'rm -r {{VDIR}}' {{VICTIM}}",
