@@ -101,6 +101,26 @@ const INFO: Record<string, ProgramRule> = {
       "version",
     ]),
   },
+  last: {
+    options: getopt("adf:Fin:Rs:t:p:wxhV0123456789", [
+      "hostlast",
+      "dns",
+      "file=",
+      "fulltimes",
+      "ip",
+      "limit=",
+      "nohostname",
+      "since=",
+      "until=",
+      "present=",
+      "fullnames",
+      "system",
+      "time-format=",
+      "help",
+      "version",
+    ]),
+    ask: { "-f": "parses another file", "--file": "parses another file" },
+  },
   hostname: {
     options: getopt("aAbdfF:iIsyhV", [
       "alias",

@@ -327,9 +327,13 @@ export const INTERPRETERS = new Set([
  */
 export function shellScript(name: string, args: readonly string[]): string | undefined {
   if (name === "su") {
-    const at = args.findIndex((a) => a === "-c" || a === "--command" || a.startsWith("--command="))
+    const at = args.findIndex((a) => /^(-c|--command)(=|$)/.test(a) || /^-[^-]*c./.test(a))
     if (at === -1) return undefined
-    return args[at]!.startsWith("--command=") ? args[at]!.slice(10) : args[at + 1]
+    const arg = args[at]!
+    if (arg.startsWith("--command=")) return arg.slice(10)
+    // `-c CMD`, or attached: `-cCMD`, `-lcCMD`.
+    const attached = arg.startsWith("--") ? "" : arg.slice(arg.indexOf("c") + 1)
+    return attached || args[at + 1]
   }
   let hasC = false
   for (let i = 0; i < args.length; i++) {
