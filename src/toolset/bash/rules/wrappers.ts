@@ -327,7 +327,7 @@ export const INTERPRETERS = new Set([
  */
 export function shellScript(name: string, args: readonly string[]): string | undefined {
   if (name === "su") {
-    const at = args.findIndex((a) => /^(-c|--command)(=|$)/.test(a) || /^-[^-]*c./.test(a))
+    const at = args.findIndex((a) => /^(-c|--command)(=|$)/.test(a) || /^-[^-]*c/.test(a))
     if (at === -1) return undefined
     const arg = args[at]!
     if (arg.startsWith("--command=")) return arg.slice(10)
