@@ -14,6 +14,7 @@ afterAll(() => rmSync(sandbox.dir, { recursive: true, force: true }))
 const REFUSED_APPROVED = [
   "kubectl --profile none exec pod -- touch {{M}}",
   "kubectl --request-timeout 5s exec pod -- touch {{M}}",
+  "kubectl --quiet auth exec -- touch {{M}}",
   "kubectl get --raw=/api/v1/namespaces/default/secrets",
   "kubectl debug -it node/x --image=busybox -- rm -r {{VDIR}}",
   "kubectl run -it x --image=busybox -- rm -r {{VDIR}}",

@@ -185,12 +185,17 @@ const MUTATING = new Set(
 )
 
 export function classifyKubectl(args: readonly string[]): Verdict {
+  // The subcommand cobra will run, found the way cobra finds it, is checked first.
+  const [cobraSub, ...cobraRest] = cobraWords(args)
+  const cobraHard = cobraSub === undefined ? undefined : hardDeny(cobraSub, cobraRest, [], args)
+  if (cobraHard) return cobraHard
   const outer = scanOptions(args, { ...GLOBAL_SPEC, ...mergeAll() })
   if (!outer.ok) return unknownFlag(args, outer.reason)
   const [sub, ...rest] = outer.operands
   if (sub === undefined) return approve("kubectl without a subcommand")
   const hard = hardDeny(sub, rest, outer.options, args)
   if (hard) return hard
+  if (sub !== cobraSub) return approve(`kubectl: flags before ${sub} make its subcommand ambiguous`)
   if (MUTATING.has(sub)) return approve(`kubectl ${sub} changes the cluster or opens access to it`)
   const flags = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined
   if (!flags) return approve(`kubectl ${sub} is not on the read-only allowlist`)
@@ -207,6 +212,27 @@ export function classifyKubectl(args: readonly string[]): Verdict {
     checks.push(approve("kubectl cluster-info dump can write files"))
   if (sub === "config") checks.push(classifyConfig(rest[0]))
   return worst(allow(`kubectl ${sub} is read-only`), ...checks)
+}
+
+/**
+ * The command words as cobra's `Find` sees them: before the subcommand only the root's flags are
+ * known, and any other `--flag` or `-x` without `=` is taken to have a value in the next word
+ * (`kubectl --quiet auth exec POD -- id` runs `exec`). Bools of the root take no value.
+ */
+function cobraWords(args: readonly string[]): string[] {
+  const words: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") break
+    if (!arg.startsWith("-") || arg === "-") {
+      words.push(arg)
+      continue
+    }
+    if (arg.includes("=")) continue
+    const isBool = arg.startsWith("--") ? GLOBAL_FLAG.includes(arg.slice(2).replace(/_/g, "-")) : arg === "-h"
+    if (!isBool && (arg.startsWith("--") || arg.length === 2)) i++
+  }
+  return words
 }
 
 /** Every flag any subcommand knows, so the first scan can set their values aside. */
