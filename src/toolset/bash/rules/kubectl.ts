@@ -308,8 +308,11 @@ export function kubectlInnerCommand(args: readonly string[]): string[] | undefin
   const dash = args.indexOf("--")
   if (dash === -1) return undefined
   const head = scanOptions(args.slice(0, dash), { ...GLOBAL_SPEC, ...mergeAll() })
-  const sub = head.ok ? head.operands[0] : args.find((a) => !a.startsWith("-"))
-  return sub === "run" || sub === "debug" ? args.slice(dash + 1) : undefined
+  const subs = [
+    head.ok ? head.operands[0] : args.find((a) => !a.startsWith("-")),
+    cobraWords(args.slice(0, dash))[0],
+  ]
+  return subs.some((sub) => sub === "run" || sub === "debug") ? args.slice(dash + 1) : undefined
 }
 
 /** An API path to secrets, also when percent-encoded (the API server decodes the path). */
