@@ -27,6 +27,8 @@ const SYSTEMCTL_READ = new Set([
 ])
 
 const ELSEWHERE = "works on another host, container or root"
+/** systemd tools' options that point them at another host or container. */
+const ELSEWHERE_OPTIONS = { "-H": ELSEWHERE, "--host": ELSEWHERE, "-M": ELSEWHERE, "--machine": ELSEWHERE }
 
 export const SYSTEMCTL: ProgramRule = {
   options: getopt("ahH:M:p:P:t:s:n:o:iTlqrfV", [
@@ -87,14 +89,7 @@ export const SYSTEMCTL: ProgramRule = {
     "drop-in=",
     "when=",
   ]),
-  ask: {
-    "-H": ELSEWHERE,
-    "--host": ELSEWHERE,
-    "-M": ELSEWHERE,
-    "--machine": ELSEWHERE,
-    "--root": ELSEWHERE,
-    "--image": ELSEWHERE,
-  },
+  ask: { ...ELSEWHERE_OPTIONS, "--root": ELSEWHERE, "--image": ELSEWHERE },
   // The verb is the first operand once every option (and its value) is set aside.
   operands: (operands) => {
     const verb = operands[0] ?? "list-units"
@@ -297,7 +292,7 @@ function statusTool(name: string, verbs: readonly string[], long: readonly strin
       "machine=",
       ...long,
     ]),
-    ask: { "-H": ELSEWHERE, "--host": ELSEWHERE, "-M": ELSEWHERE, "--machine": ELSEWHERE },
+    ask: ELSEWHERE_OPTIONS,
     operands: (operands) => {
       const verb = operands[0] ?? "status"
       return read.has(verb) ? undefined : approve(`${name} ${verb} changes the system`)
