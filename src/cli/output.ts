@@ -7,6 +7,7 @@
  * Control characters but `\n` and `\t` (C0, DEL, C1 such as the one-byte CSI U+009B), and the
  * bidirectional overrides and isolates that make text read differently from what it is.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
 /**

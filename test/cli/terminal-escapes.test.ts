@@ -15,6 +15,7 @@ const HOSTILE =
   "\u001b]0;owned\u0007A\u001b[2K\rB\u001b]52;c;cm0gLXJmIH4=\u0007C\u009b31mD\u0008E\u202eF\tG\nH"
 const SAFE = "]0;ownedA[2KB]52;c;cm0gLXJmIH4=C31mDEF\tG\nH"
 // Every byte a sequence could start with; \n and \t stay.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 test(
