@@ -68,6 +68,8 @@ export function credentialReason(
   context: PathContext,
   guards: Guards = guardsFor(context),
 ): string | undefined {
+  if (arg.split(/[,:]/).length > MAX_LIST_ITEMS + 1 && arg.includes("/"))
+    return `${arg.slice(0, 40)}… lists more paths than dupin checks`
   for (const candidate of pathCandidates(arg)) {
     const reason = pathReason(candidate, guards)
     if (reason) return `${candidate} ${reason}`
@@ -128,6 +130,9 @@ function protectedMatch(path: string, guards: readonly string[]): string | undef
   return hit ? "a file dupin protects (its configuration, keys or a kubeconfig)" : undefined
 }
 
+/** Items of a comma or colon list checked as paths; a longer list is refused whole. */
+const MAX_LIST_ITEMS = 64
+
 function pathCandidates(arg: string): string[] {
   const pieces = new Set([arg])
   const eq = arg.indexOf("=")
@@ -138,6 +143,9 @@ function pathCandidates(arg: string): string[] {
   const slash = arg.indexOf("/")
   if (slash > 0) pieces.add(arg.slice(slash))
   if (arg.startsWith("@")) pieces.add(arg.slice(1))
+  // Lists of files (`-f a.yaml,b.yaml`, `--kubeconfig=a:b`): each item is a path of its own.
+  const items = arg.slice(eq + 1).split(/[,:]/)
+  if (items.length > 1) for (const item of items.slice(0, MAX_LIST_ITEMS)) pieces.add(item)
   // A short-option group may end in an attached file name (`-uf.env`, `-xfkey.pem`).
   if (/^-[^-]/.test(arg) && arg.length <= 256) {
     for (let i = 2; i < arg.length; i++) pieces.add(arg.slice(i))

@@ -154,6 +154,8 @@ const table: Record<Decision, string[]> = {
     "sudo sudo sudo sudo sudo sudo id",
     "strace -o /etc/ld.so.preload true",
     "kubectl --quiet auth exec -- id",
+    "kubectl get -f a.yaml,.kube/config",
+    "cat a,/etc/shadow",
     "kubectl --watch get exec pod -- id",
     "kubectl -l get exec pod -- id",
     "strace -o/etc/x true",
