@@ -216,6 +216,7 @@ describe("degraded containment", () => {
     expect(run.status).toBe("error")
     expect(run.error).toContain("security.containment is required")
     expect(run.error).toContain("apt-get install bubblewrap")
+    expect(run.info.refusal).toContain("security.containment is required")
     expect(existsSync(victim)).toBe(false)
     expect(run.got.ppid_environ).toBeUndefined()
   })

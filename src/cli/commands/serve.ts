@@ -60,9 +60,8 @@ function logContainment(): void {
     mode: info.mode,
     warnings: info.warnings,
   }
-  if (info.mode === "required" && info.warnings.length > 0 && info.mechanism !== "bwrap") {
-    log.error(`${containmentLine(info)}. Tool calls are refused until this is fixed.`, fields)
-  } else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
+  if (info.refusal) log.error(info.refusal, fields)
+  else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
   else log.info(containmentLine(info), fields)
 }
 

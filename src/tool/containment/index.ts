@@ -91,8 +91,12 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     limits: found.programs.prlimit ? limits : null,
     maxConcurrentProcesses: max,
     warnings: warnings(found, nonDumpable, root),
+    refusal: null,
   }
   const full = found.mechanism === "bwrap" && found.programs.prlimit !== null
+  if (mode === "required" && !full) {
+    info.refusal = `security.containment is required, but this host cannot contain tool processes (${info.warnings.join("; ")}). Fix: ${FIX_NAMESPACES}; or set security.containment: auto to run them with less containment.`
+  }
   const secrets = [...(options.secretPaths ?? [])].filter(existsSync).map((p) => realpathSync(p))
   state = {
     info,
@@ -102,10 +106,7 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
     flavor: found.flavor,
-    refusal:
-      mode === "required" && !full
-        ? `security.containment is required, but this host cannot contain tool processes (${info.warnings.join("; ")}). Fix: ${FIX_NAMESPACES}; or set security.containment: auto to run them with less containment.`
-        : null,
+    refusal: info.refusal,
     slots: new ProcessSlots(max),
   }
   return info
@@ -158,6 +159,7 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
       limits: null,
       maxConcurrentProcesses: max,
       warnings: why,
+      refusal: null,
     },
     programs: { bwrap: null, unshare: null, prlimit: null, true: null, sh: null },
     secretFiles: [],

@@ -17,6 +17,7 @@ export function containmentWire(info: ContainmentInfo): Record<string, unknown> 
     },
     max_concurrent_processes: info.maxConcurrentProcesses,
     warnings: info.warnings,
+    refusal: info.refusal,
   }
 }
 

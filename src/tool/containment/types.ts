@@ -26,6 +26,8 @@ export type ContainmentInfo = {
   maxConcurrentProcesses: number
   /** Empty when fully contained; otherwise what is missing and how to fix it. */
   warnings: string[]
+  /** In `required` mode on a host that cannot contain tools: why every tool call is refused. */
+  refusal: string | null
 }
 
 export type ToolRlimits = {
