@@ -48,6 +48,8 @@ export const PROGRAM_CORPUS: CorpusItem[] = [
     "file -C -m {{VICTIM}}",
     "file -z {{VICTIM}}",
     "top",
+    "ps -eF e",
+    "ps -N ewww",
     "find {{VICTIM}} -fprintf {{M}} x",
     "find {{VICTIM}} -fls {{M}}",
     "find {{VICTIM}} -fprint0 {{M}}",

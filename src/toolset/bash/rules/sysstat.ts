@@ -36,14 +36,17 @@ export const SYSSTAT: Record<string, ProgramRule> = {
 const PS_BSD_SAFE = /^[auxwfljsvrTchnSHmX]+$/
 /** UNIX and GNU options that take a value as the next word. */
 const PS_VALUE =
-  /^(-[A-Za-z]*[pCuUgGoOtsqNkF]|--(pid|ppid|sort|format|cols|columns|rows|user|group|tty|sid|width|lines|quick-pid|Group|User))$/
+  /^(-[A-Za-z]*[pCuUgGoOtsqk]|--(pid|ppid|sort|format|cols|columns|rows|user|group|tty|sid|width|lines|quick-pid|Group|User))$/
 
 /** ps only lists processes; its one leak is `e` (BSD), which prints every process's environment. */
 export function classifyPs(args: readonly string[]): Verdict {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (PS_VALUE.test(arg)) {
-      i++
+      // Were dupin wrong about the option taking a value, the word would be a BSD option to ps.
+      const value = args[++i]
+      if (value !== undefined && /^[A-Za-z]*e[A-Za-z]*$/.test(value))
+        return approve(`ps ${arg} ${value}: ${value} could be read as BSD options that print environments`)
       continue
     }
     if (arg.startsWith("-") || /^\d+(,\d+)*$/.test(arg)) continue
