@@ -43,6 +43,7 @@ export const PROGRAM_CORPUS: CorpusItem[] = [
     "date 010100002000",
     "getent -s files shadow",
     "getent --serv=files shadow",
+    "getent -s ../../tmp/x passwd",
     "hostname -F {{VICTIM}}",
     "hostname {{M}}",
     "file -C -m {{VICTIM}}",

@@ -310,6 +310,13 @@ const INFO: Record<string, ProgramRule> = {
   getent: {
     options: getopt("Ais:V", ["no-addrconfig", "no-idn", "service=", "help", "usage", "version"]),
     operands: getentOperands,
+    // glibc loads libnss_<service>.so: a service with a slash would load a library by path.
+    check: (scanned) => {
+      const service = scanned.options.find((o) => o.name === "-s" || o.name === "--service")?.value
+      return service !== undefined && !/^[\w:, ]+$/.test(service)
+        ? approve(`getent -s ${service} names a library to load`)
+        : undefined
+    },
   },
   top: {
     options: getopt("bcEeHhiOSs1d:n:o:p:u:U:w::", [], { abbreviations: false }),
