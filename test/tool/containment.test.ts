@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import type { ContainmentInfo, ContainmentOptions } from "../../src/tool/containment/index.ts"
 
 const FIXTURE = join(import.meta.dir, "fixtures/containment-dupin.ts")
@@ -56,6 +56,7 @@ echo owned > ${victim} 2>/dev/null
 touch ${victim}-touched 2>/dev/null
 echo "tmpdir=$(printf %s "$TMPDIR" | base64 -w0)"
 echo mine > "$TMPDIR/mine" && echo "tmpwrite=$(printf ok | base64 -w0)"
+echo "siblings=$(ls -A "$(dirname "$TMPDIR")" | base64 -w0)"
 `
 
 /**
@@ -156,7 +157,9 @@ describe.skipIf(!BWRAP || process.platform !== "linux")("a hostile YAML tool und
     expect(existsSync(`${victim}-touched`)).toBe(false)
     // Its own temp dir was writable, and is gone afterwards.
     expect(run.got.tmpwrite).toBe("ok")
-    expect(run.got.tmpdir).toMatch(/dupin-run-/)
+    expect(run.got.tmpdir).toMatch(/dupin-runs-\w+\/run-/)
+    // Other runs' temp dirs (the parent folder) are hidden: only its own is there.
+    expect(run.got.siblings?.trim()).toBe(basename(run.got.tmpdir!))
     expect(existsSync(run.got.tmpdir!)).toBe(false)
   })
 

@@ -16,6 +16,8 @@ export type BwrapPlan = {
   reexpose: string[]
   /** The run's private temp dir: the only writable host path. */
   tempDir: string
+  /** The parent of every run's temp dir, hidden so that runs cannot read each other's files. */
+  runsDir: string | null
   /** Extra writable paths an embedding application opted into. */
   writable: string[]
   cwd: string | undefined
@@ -72,7 +74,12 @@ export function bwrapArgs(bwrap: string, plan: BwrapPlan): string[] {
   for (const dir of plan.masks.dirs) args.push("--tmpfs", dir)
   for (const file of plan.reexpose) args.push("--ro-bind", file, file)
   for (const dir of plan.masks.dirs) args.push("--remount-ro", dir)
-  for (const file of plan.masks.files) args.push("--ro-bind", "/dev/null", file)
+  // A file inside a masked directory is hidden already, and the read-only tmpfs has no room for
+  // its mount point.
+  const inMaskedDir = (file: string) => plan.masks.dirs.some((dir) => file.startsWith(`${dir}/`))
+  for (const file of plan.masks.files.filter((f) => !inMaskedDir(f)))
+    args.push("--ro-bind", "/dev/null", file)
+  if (plan.runsDir) args.push("--tmpfs", plan.runsDir)
   args.push("--bind", plan.tempDir, plan.tempDir)
   for (const path of plan.writable) args.push("--bind", path, path)
   if (plan.cwd) args.push("--chdir", plan.cwd)

@@ -3,7 +3,9 @@
  * after loading the config) and read by `spawn.ts` for every process. Until configured, tools
  * run uncontained with a warning in `containmentInfo()`: library embedders and tests choose.
  */
-import { existsSync, realpathSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
@@ -48,6 +50,8 @@ export type ContainmentState = {
   writable: string[]
   root: boolean
   flavor: BwrapFlavor
+  /** Where the runs' private temp dirs are made (removed at exit); null when uncontained. */
+  runsDir: string | null
   /** Set in `required` mode when the host cannot contain tools: every spawn fails with it. */
   refusal: string | null
   slots: ProcessSlots
@@ -106,6 +110,7 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
     flavor: found.flavor,
+    runsDir: makeRunsDir(),
     refusal: info.refusal,
     slots: new ProcessSlots(max),
   }
@@ -167,9 +172,17 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     writable: [],
     root: false,
     flavor: { proc: "host", disableUserns: false },
+    runsDir: null,
     refusal: null,
     slots: new ProcessSlots(max),
   }
+}
+
+/** One folder per configuration for the runs' temp dirs (mode 0700), removed when dupin exits. */
+function makeRunsDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "dupin-runs-")))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 function existingDir(path: string): string[] {

@@ -30,7 +30,7 @@ export function openSandbox(
   if (info.level === "none" && !programs.prlimit) {
     return { wrap: (argv) => argv, env: options.env, reportsSignalsAsExitCodes: false, cleanup: () => {} }
   }
-  const tempDir = realpathSync(mkdtempSync(join(tmpdir(), "dupin-run-")))
+  const tempDir = mkdtempSync(join(containment.runsDir ?? realpathSync(tmpdir()), "run-"))
   const env: Record<string, string> = { ...options.env, TMPDIR: tempDir }
   // HOME is read-only in the sandbox: kubectl and helm keep their caches in the run's temp dir.
   if (info.mechanism === "bwrap") {
@@ -45,6 +45,7 @@ export function openSandbox(
           masks: { dirs: containment.secretDirs, files: containment.secretFiles },
           reexpose: reexposed(options.env.KUBECONFIG, containment),
           tempDir,
+          runsDir: containment.runsDir,
           writable: containment.writable,
           cwd: options.cwd,
           root: containment.root,
