@@ -140,12 +140,6 @@ function parseTool(v: Validator, value: unknown, path: string, ignored: string[]
     v.fail(path, "give `command` or `script`, not both")
   const key = body.script !== undefined ? "script" : "command"
   const command = v.string(body[key], `${path}.${key}`)
-  try {
-    new CommandTemplate(command)
-  } catch (error) {
-    if (error instanceof TemplateError) v.fail(`${path}.${key}`, error.message)
-    throw error
-  }
   let timeout: number | undefined
   if (body.timeout !== undefined) {
     if (!Number.isInteger(body.timeout) || (body.timeout as number) <= 0)
@@ -163,6 +157,14 @@ function parseTool(v: Validator, value: unknown, path: string, ignored: string[]
     parameters[param] = parseParameter(v, spec, `${path}.parameters.${param}`)
     const program = parseProgram(v, spec, `${path}.parameters.${param}`)
     if (program) programs[param] = program
+  }
+  try {
+    // With the declared types, a non-integer parameter where bash evaluates its value (arithmetic,
+    // subscripts, names) is a load error rather than a refusal at every call.
+    new CommandTemplate(command, { parameterType: (name) => parameters[name]?.type })
+  } catch (error) {
+    if (error instanceof TemplateError) v.fail(`${path}.${key}`, error.message)
+    throw error
   }
   return {
     name,

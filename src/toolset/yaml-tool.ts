@@ -34,7 +34,9 @@ export class YamlTool extends Tool {
       parameters: init.parameters,
       timeout: init.timeout,
     })
-    this.template = new CommandTemplate(init.command)
+    this.template = new CommandTemplate(init.command, {
+      parameterType: (name) => this.parameters[name]?.type,
+    })
     this.needsApproval = init.requiresApproval ?? false
     this.programs = init.programs ?? {}
   }
