@@ -7,11 +7,14 @@ import { type BashPolicyConfig, classifyPipeline } from "./policy.ts"
 import type { Verdict } from "./verdict.ts"
 
 const DESCRIPTION = `Runs one read-only diagnostic command line on this host and returns its output (stdout and stderr).
-A pipeline of simple commands is allowed: \`kubectl get pods -A | grep -v Running | head -n 20\`.
+A pipeline of at most 16 simple commands (4,096 characters) is allowed: \`kubectl get pods -A | grep -v Running | head -n 20\`.
 Not allowed: \`;\` \`&&\` \`||\` \`&\`, redirections (except a final \`2>&1\`), variables, $(…) and backticks, globs, ~, subshells, here-docs.
-Without approval: kubectl get/describe/logs/top/events/explain/api-resources (not secrets), helm list/status/history/get values,
-docker ps/inspect/logs/images, host reads (uptime, free, df, ps, ss, ip addr, systemctl status, journalctl, dmesg, cat /proc/…)
-and filters reading the pipe (grep, head, tail, sort, uniq, wc, cut, tr, jq, sed, awk). Anything else needs a human's approval.
+Without approval, each with its read-only options only: reading files (cat, head, tail, grep, wc, sort, uniq, cut, ls, stat,
+find without -exec/-delete, du, file, jq, sed, awk), kubectl get/describe/logs/top/events/explain/api-resources (not secrets),
+helm list/status/history/get values, docker ps/inspect/logs/images, and host reads (uptime, free, df, ps, ss, ip addr,
+systemctl status, journalctl, dmesg, sysctl). An option dupin does not know, or one that writes, runs a program or changes
+the host, needs a human's approval. Credential files (SSH/cloud/registry keys, kubeconfigs, /etc/shadow, /proc/*/environ,
+dupin's own files) are refused even with approval.
 sed, awk and jq programs run unasked only in a small subset: sed addresses with s///, y, p, d, q, =, {}; awk patterns and
 actions with print/printf (no redirection or pipes), assignments, arrays, if/for/while and common builtins; jq paths,
 pipes, select/map and other pure builtins (no import, input, def or comments).`
@@ -43,7 +46,13 @@ export class BashTool extends Tool {
         }),
       },
     })
-    this.#policy = { allow: options.allow ?? [], deny: options.deny ?? [], cwd: options.cwd ?? process.cwd() }
+    // Spread first: protectedPaths (the config file, env files, KUBECONFIG entries) must reach the policy.
+    this.#policy = {
+      ...options,
+      allow: options.allow ?? [],
+      deny: options.deny ?? [],
+      cwd: options.cwd ?? process.cwd(),
+    }
   }
 
   /** The parse and policy verdict for a command, for approval prompts and tests. */
