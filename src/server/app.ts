@@ -76,8 +76,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // Auth runs before routing and body parsing: an anonymous client costs nothing.
       .onRequest(({ request }) => {
         requests.set(request, { start: performance.now() })
-        if (!OPEN_PATHS.has(new URL(request.url).pathname))
-          authenticate(request.headers, config.server.authToken)
+        if (!OPEN_PATHS.has(pathOf(request))) authenticate(request.headers, config.server.authToken)
       })
       // Every body is read as JSON under the byte cap, whatever its Content-Type says.
       .onParse(async ({ request }) => {
@@ -100,7 +99,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
           entry?.status ??
           (responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
         const seconds = entry ? (performance.now() - entry.start) / 1000 : 0
-        const path = new URL(request.url).pathname
+        const path = pathOf(request)
         const routeLabel = route || "unmatched"
         metrics.requests.inc({ method: request.method, route: routeLabel, status: String(status) })
         metrics.latency.observe(seconds, { method: request.method, route: routeLabel })
@@ -129,3 +128,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/**
+ * The request's path. Behind the header guard the server listens on a unix socket, where a request
+ * without a Host header (HTTP/1.0 probes) has a bare path for its URL.
+ */
+function pathOf(request: Request): string {
+  return new URL(request.url, "http://localhost").pathname
+}

@@ -29,6 +29,8 @@ type Connection = {
   toClient: Uint8Array[]
   deadline: Timer | undefined
   closed: boolean
+  /** The client sent FIN (half-close after its request): passed on once its bytes are through. */
+  clientEnded: boolean
 }
 
 /**
@@ -105,10 +107,14 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
     }
     source?.resume()
   }
+  const forwardEnd = (c: Connection) => {
+    if (c.clientEnded && c.upstream && c.toUpstream.length === 0) c.upstream.shutdown()
+  }
 
   const listener: TCPSocketListener<Connection> = Bun.listen<Connection>({
     hostname: options.hostname,
     port: options.port,
+    allowHalfOpen: true,
     socket: {
       open(client) {
         const c: Connection = {
@@ -119,6 +125,7 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
           toClient: [],
           deadline: undefined,
           closed: false,
+          clientEnded: false,
         }
         client.data = c
         open.add(c)
@@ -134,12 +141,14 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
               }
               c.upstream = upstream
               flush(upstream, c.toUpstream, c.client)
+              forwardEnd(c)
             },
             data(upstream, bytes) {
               send(c.client, c.toClient, bytes, upstream)
             },
             drain(upstream) {
               flush(upstream, c.toUpstream, c.client)
+              forwardEnd(c)
             },
             close() {
               close(c)
@@ -164,6 +173,12 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
       },
       drain(client) {
         flush(client, client.data.toClient, client.data.upstream)
+      },
+      // A client may send its request and half-close (`nc -N`, some probes): the server still
+      // answers, so the FIN is passed on rather than closing both ways.
+      end(client) {
+        client.data.clientEnded = true
+        forwardEnd(client.data)
       },
       close(client) {
         close(client.data)

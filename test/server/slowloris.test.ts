@@ -89,3 +89,22 @@ test("keep-alive: a complete request is answered; the next request's headers get
   expect(probe.socket.destroyed || probe.socket.readableEnded).toBe(true)
   expect(performance.now() - started).toBeLessThan(HEADER_TIMEOUT_MS + 1_000)
 })
+
+test("through the guard: an HTTP/1.0 probe without Host, and a client that half-closes, are answered", async () => {
+  server = start()
+  for (const halfClose of [false, true]) {
+    const socket = connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true })
+    let text = ""
+    socket.on("data", (d) => {
+      text += String(d)
+    })
+    socket.on("error", () => {})
+    const ended = new Promise<void>((resolve) => socket.on("end", () => resolve()))
+    socket.write("GET /healthz HTTP/1.0\r\n\r\n")
+    if (halfClose) socket.end()
+    await Promise.race([ended, Bun.sleep(2_000)])
+    socket.destroy()
+    expect(text).toStartWith("HTTP/1.1 200")
+    expect(text).toEndWith('{"status":"ok"}')
+  }
+})
