@@ -26,7 +26,7 @@ export class RequestFraming {
   started = 1
   /** Bytes of the current header block so far. */
   headerBytes = 0
-  #head: number[] = []
+  #head: Uint8Array[] = []
   #line: number[] = []
   /** Body or chunk bytes still to come. */
   #remaining = 0
@@ -48,17 +48,27 @@ export class RequestFraming {
           this.#lineStart = true
           break
         case "headers": {
-          const byte = chunk[i++] as number
-          if (++this.headerBytes > this.maxHeaderBytes) return false
-          this.#head.push(byte)
-          if (byte === LF) {
-            // An empty line (LF or CR LF right after a line end) ends the block; a leading
-            // empty line before the request line is tolerated as HTTP/1.1 asks.
-            if (this.#lineStart && this.#head.length > 2) this.#endHeaders()
-            this.#lineStart = true
-          } else if (byte !== CR) {
-            this.#lineStart = false
+          // Scanned in place; only the header bytes are copied (Bun reuses the chunk's buffer).
+          const start = i
+          let ended = false
+          while (i < chunk.length) {
+            const byte = chunk[i++] as number
+            if (byte === LF) {
+              // An empty line (LF or CR LF right after a line end) ends the block; a leading
+              // empty line before the request line is tolerated as HTTP/1.1 asks.
+              if (this.#lineStart && this.headerBytes + (i - start) > 2) {
+                ended = true
+                break
+              }
+              this.#lineStart = true
+            } else if (byte !== CR) {
+              this.#lineStart = false
+            }
           }
+          this.headerBytes += i - start
+          if (this.headerBytes > this.maxHeaderBytes) return false
+          this.#head.push(chunk.slice(start, i))
+          if (ended) this.#endHeaders()
           break
         }
         case "body":
@@ -87,7 +97,7 @@ export class RequestFraming {
   }
 
   #endHeaders(): void {
-    const text = LATIN1.decode(Uint8Array.from(this.#head))
+    const text = LATIN1.decode(Buffer.concat(this.#head))
     this.#head = []
     const chunked = /^transfer-encoding:[^\n]*chunked/im.test(text)
     const length = /^content-length:[ \t]*(\d{1,15})[ \t]*\r?$/im.exec(text)
