@@ -253,6 +253,28 @@ describe("the CLI shows and applies the configured containment", () => {
     )
   })
 
+  test("serve warns at start when tools run less than fully contained", async () => {
+    const file = join(dir, "serve-off.yaml")
+    writeFileSync(file, "security:\n  containment: off\n")
+    const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", "--config", file], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, SVC_LOG_LEVEL: "INFO" },
+      cwd: dir,
+      stderr: "pipe",
+    })
+    const reader = proc.stderr.getReader()
+    let log = ""
+    while (!log.includes("Tool containment")) {
+      const { value, done } = await reader.read()
+      if (done) break
+      log += new TextDecoder().decode(value)
+    }
+    proc.kill("SIGTERM")
+    await proc.exited
+    const line = JSON.parse(log.split("\n").find((l) => l.includes("Tool containment")) ?? "{}")
+    expect(line).toMatchObject({ level: "WARN", containment: "none", mode: "off" })
+    expect(line.msg).toContain("security.containment is off")
+  })
+
   test("an unknown containment mode is a config error naming the key", () => {
     const bad = toolsets("security:\n  containment: maybe\n")
     expect(bad.code).toBe(2)
