@@ -97,7 +97,8 @@ async function execute(
     return capture.result({ stages: exits, started, error: message, exitCode: 126 })
   }
   const containment = currentContainment()
-  if (containment.refusal) return refuse(containment.refusal)
+  // `required` mode on a host that cannot contain tools: nothing runs.
+  if (containment.info.refusal) return refuse(containment.info.refusal)
   if (stages.length > containment.slots.size) {
     return refuse(
       `a pipeline of ${stages.length} processes exceeds the ${containment.slots.size} tool processes dupin runs at once`,
@@ -105,16 +106,19 @@ async function execute(
   }
   const release = await containment.slots.acquire(stages.length, options.signal)
   if (!release) return capture.result({ stages: exits, started, aborted: true })
-  let sandbox: SandboxRun | undefined
+  let sandbox: SandboxRun
   try {
     sandbox = openSandbox(containment, { env: options.env, cwd: options.cwd })
-    return await executeIn(sandbox, stages, options, stdin, { started, capture, exits })
   } catch (error) {
+    release()
     return refuse(
       `cannot prepare the tool sandbox: ${error instanceof Error ? error.message : String(error)}`,
     )
+  }
+  try {
+    return await executeIn(sandbox, stages, options, stdin, { started, capture, exits })
   } finally {
-    sandbox?.cleanup()
+    sandbox.cleanup()
     release()
   }
 }

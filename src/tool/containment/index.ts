@@ -52,8 +52,6 @@ export type ContainmentState = {
   flavor: BwrapFlavor
   /** Where the runs' private temp dirs are made (removed at exit); null when uncontained. */
   runsDir: string | null
-  /** Set in `required` mode when the host cannot contain tools: every spawn fails with it. */
-  refusal: string | null
   slots: ProcessSlots
 }
 
@@ -111,7 +109,6 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     root,
     flavor: found.flavor,
     runsDir: makeRunsDir(),
-    refusal: info.refusal,
     slots: new ProcessSlots(max),
   }
   return info
@@ -173,7 +170,6 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     root: false,
     flavor: { proc: "host", disableUserns: false },
     runsDir: null,
-    refusal: null,
     slots: new ProcessSlots(max),
   }
 }
