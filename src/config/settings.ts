@@ -13,6 +13,8 @@ export type ServerSettings = {
   /** Seconds a pending approval stays valid. */
   approvalTtl: number
   maxBodyBytes: number
+  /** Seconds a request's header block may take to arrive; 0 turns the header guard off. */
+  headerTimeout: number
 }
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 16, maxImageBytes: 20_000_000 }
@@ -81,6 +83,7 @@ type RawServer = {
   approval_secret?: string | null | undefined
   approval_ttl?: number | undefined
   max_body_bytes?: number | undefined
+  header_timeout?: number | undefined
 }
 
 /** Server settings: file values, then `SVC_*` variables on top (CONTRACT §3). */
@@ -92,5 +95,6 @@ export function serverSettings(raw: RawServer = {}, env: Env): ServerSettings {
     approvalSecret: env.SVC_APPROVAL_SECRET || raw.approval_secret || undefined,
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
+    headerTimeout: raw.header_timeout ?? 10,
   }
 }

@@ -15,7 +15,7 @@ export type StartOptions = {
   /** Allows a non-loopback address without an auth token. */
   insecure?: boolean
   pingIntervalMs?: number
-  /** Milliseconds a request's header block may take to arrive (slowloris); default 10 s. */
+  /** Milliseconds a request's header block may take to arrive (slowloris); default `server.header_timeout`. */
   headerTimeoutMs?: number
 }
 
@@ -32,7 +32,6 @@ export type RunningServer = {
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000
-export const DEFAULT_HEADER_TIMEOUT_MS = 10_000
 /** Larger header blocks than this are no client of this API (Bun's own parser allows 16 KB). */
 const MAX_HEADER_BYTES = 64 * 1024
 
@@ -57,7 +56,43 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     metrics: new ServerMetrics(),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
   })
-  // The HTTP server listens on a private unix socket; the address clients use is the header guard's.
+  const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
+  const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
+  const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
+  log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
+
+  let stopping: Promise<void> | undefined
+  return {
+    app,
+    url,
+    port: listener.port,
+    shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS) => {
+      stopping ??= (async () => {
+        log.info("shutting down", { active_runs: runs.size, grace_ms: graceMs })
+        // Stop accepting; requests in flight continue.
+        const closed = listener.stopAccepting()
+        await runs.drain(graceMs)
+        await Promise.race([closed, Bun.sleep(1000)])
+        await listener.close()
+      })()
+      return stopping
+    },
+  }
+}
+
+/** Where clients connect, however the HTTP server is reached behind it. */
+type Listener = {
+  hostname: string
+  port: number
+  stopAccepting(): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * The HTTP server on a private unix socket, behind the header guard on `host:port`
+ * (header-guard.ts: Bun.serve alone cannot bound the time headers take to arrive).
+ */
+function guarded(app: App, host: string, port: number, headerTimeoutMs: number): Listener {
   const socketDir = mkdtempSync(join(tmpdir(), "dupin-http-"))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
@@ -69,7 +104,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
       hostname: host,
       port,
       upstream,
-      headerTimeoutMs: options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS,
+      headerTimeoutMs,
       maxHeaderBytes: MAX_HEADER_BYTES,
     })
   } catch (error) {
@@ -77,28 +112,32 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     rmSync(socketDir, { recursive: true, force: true })
     throw new ConfigError(`Could not listen on ${host}:${port}: ${errorMessage(error)}`, "server.port")
   }
-  const url = `http://${guard.hostname.includes(":") ? `[${guard.hostname}]` : guard.hostname}:${guard.port}`
-  log.info("listening", { url, auth: Boolean(config.server.authToken) })
-
-  let stopping: Promise<void> | undefined
   return {
-    app,
-    url,
+    hostname: guard.hostname,
     port: guard.port,
-    shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS) => {
-      stopping ??= (async () => {
-        log.info("shutting down", { active_runs: runs.size, grace_ms: graceMs })
-        // Stop accepting; requests in flight continue (their guarded connections stay open).
-        guard.stopAccepting()
-        const closed = server.stop(false)
-        await runs.drain(graceMs)
-        await Promise.race([closed, Bun.sleep(1000)])
-        await server.stop(true)
-        await guard.close(1000)
-        rmSync(socketDir, { recursive: true, force: true })
-      })()
-      return stopping
+    stopAccepting: () => {
+      // Guarded connections already open stay open, as the server's own do.
+      guard.stopAccepting()
+      return server.stop(false)
     },
+    close: async () => {
+      await server.stop(true)
+      await guard.close(1000)
+      rmSync(socketDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** `server.header_timeout: 0`: Bun.serve on `host:port` itself (a proxy in front bounds headers). */
+function direct(app: App, host: string, port: number): Listener {
+  app.listen({ hostname: host, port })
+  const server = app.server
+  if (!server) throw new ConfigError(`Could not listen on ${host}:${port}.`, "server.port")
+  return {
+    hostname: server.hostname ?? host,
+    port: server.port ?? port,
+    stopAccepting: () => server.stop(false),
+    close: () => server.stop(true),
   }
 }
 

@@ -11,14 +11,18 @@ afterEach(async () => {
 
 const HEADER_TIMEOUT_MS = 600
 
-function start(): RunningServer {
-  const config = new Config({
+function config(server: Record<string, unknown> = {}): Config {
+  return new Config({
     model: "openai/gpt-4o",
     apiKey: "test",
     apiBase: "http://127.0.0.1:9/v1",
+    server,
     env: {},
   })
-  return startServer(config, { host: "127.0.0.1", port: 0, headerTimeoutMs: HEADER_TIMEOUT_MS })
+}
+
+function start(): RunningServer {
+  return startServer(config(), { host: "127.0.0.1", port: 0, headerTimeoutMs: HEADER_TIMEOUT_MS })
 }
 
 type Probe = { socket: Socket; received: () => string; closedAfter: Promise<number> }
@@ -107,4 +111,14 @@ test("through the guard: an HTTP/1.0 probe without Host, and a client that half-
     expect(text).toStartWith("HTTP/1.1 200")
     expect(text).toEndWith('{"status":"ok"}')
   }
+})
+
+test("server.header_timeout sets the deadline; 0 serves without the guard", async () => {
+  server = startServer(config({ header_timeout: 0.5 }), { host: "127.0.0.1", port: 0 })
+  const probe = open(server.port)
+  dribble(probe.socket, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(500)}`, 50)
+  expect(await Promise.race([probe.closedAfter, within(3_000)])).toBeLessThan(1_500)
+  await server.shutdown(0)
+  server = startServer(config({ header_timeout: 0 }), { host: "127.0.0.1", port: 0 })
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
 })
