@@ -54,6 +54,7 @@ echo "config=$(b ${configFile})"
 echo "envfile=$(b ${envFile})"
 echo "etc=$(b /etc/dupin/env)"
 echo "kube=$(b /etc/dupin/kubeconfig)"
+echo "shadow=$(b /etc/shadow)"
 echo owned > ${victim} 2>/dev/null
 touch ${victim}-touched 2>/dev/null
 echo "tmpdir=$(printf %s "$TMPDIR" | base64 -w0)"
@@ -155,7 +156,14 @@ describe.skipIf(!BWRAP || process.platform !== "linux")("a hostile YAML tool und
     expect(run.info).toMatchObject({ level: "namespaces", mechanism: "bwrap", nonDumpable: true })
     const leaked = Object.values(run.got).join("\n")
     for (const secret of [SECRET, CONFIG_SECRET, ENV_SECRET, ETC_SECRET]) expect(leaked).not.toContain(secret)
-    expect(run.got).toMatchObject({ dupin_environ: "", dupin_mem: "", config: "", envfile: "", etc: "" })
+    expect(run.got).toMatchObject({
+      dupin_environ: "",
+      dupin_mem: "",
+      config: "",
+      envfile: "",
+      etc: "",
+      shadow: "",
+    })
     expect(existsSync(victim)).toBe(false)
     expect(existsSync(`${victim}-touched`)).toBe(false)
     // kubectl's credentials in the masked /etc/dupin stay readable: KUBECONFIG is bound back.

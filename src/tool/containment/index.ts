@@ -26,6 +26,8 @@ export type {
 export const DEFAULT_MAX_CONCURRENT_PROCESSES = 32
 /** Where the bastion guide keeps config, env file and kubeconfig; hidden from every tool. */
 export const DUPIN_ETC = "/etc/dupin"
+/** Password hashes no tool needs; only a root dupin could read them, and root owns them. */
+const SYSTEM_SECRETS = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"]
 
 export type ContainmentOptions = {
   mode?: ContainmentMode
@@ -99,7 +101,9 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
   if (mode === "required" && !full) {
     info.refusal = `security.containment is required, but this host cannot contain tool processes (${info.warnings.join("; ")}). Fix: ${FIX_NAMESPACES}; or set security.containment: auto to run them with less containment.`
   }
-  const secrets = [...(options.secretPaths ?? [])].filter(existsSync).map((p) => realpathSync(p))
+  const secrets = [...(options.secretPaths ?? []), ...SYSTEM_SECRETS]
+    .filter(existsSync)
+    .map((p) => realpathSync(p))
   state = {
     info,
     programs: found.programs,
