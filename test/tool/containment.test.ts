@@ -271,16 +271,24 @@ describe("the CLI shows and applies the configured containment", () => {
     })
     const reader = proc.stderr.getReader()
     let log = ""
-    while (!log.includes("Tool containment")) {
+    const logLine = (text: string) => log.split("\n").find((l) => l.includes(text) && l.endsWith("}"))
+    while (!logLine("Tool containment") || !logLine('"listening"')) {
       const { value, done } = await reader.read()
       if (done) break
       log += new TextDecoder().decode(value)
     }
+    const { url } = JSON.parse(logLine('"listening"') ?? "{}") as { url?: string }
+    const info = url ? ((await (await fetch(`${url}/api/info`)).json()) as Record<string, unknown>) : {}
     proc.kill("SIGTERM")
     await proc.exited
-    const line = JSON.parse(log.split("\n").find((l) => l.includes("Tool containment")) ?? "{}")
+    const line = JSON.parse(logLine("Tool containment") ?? "{}")
     expect(line).toMatchObject({ level: "WARN", containment: "none", mode: "off" })
     expect(line.msg).toContain("security.containment is off")
+    // /api/info says the same to API clients.
+    expect(info.containment).toMatchObject({ mode: "off", level: "none", mechanism: null, refusal: null })
+    expect((info.containment as { warnings: string[] }).warnings.join(" ")).toContain(
+      "security.containment is off",
+    )
   })
 
   test("an unknown containment mode is a config error naming the key", () => {
