@@ -29,17 +29,23 @@ const TOOLSETS = `toolsets:
       - name: lines_text
         description: 80 long lines of text
         command: "awk 'BEGIN { a = \\"abcdefghijklmnopqrstuvwxyz \\"; for (i = 0; i < 10000; i++) s = s substr(a, (i * 13 + i * i) % 27 + 1, 1); for (n = 0; n < 80; n++) print s }'"
+      - name: ten_mb
+        description: Prints 10 MB
+        command: "head -c 10000000 /dev/zero | tr '\\\\0' a"
+  bash:
+    enabled: true
 `
 
 let fake: FakeProvider
 let page: ReturnType<typeof Bun.serve>
 let server: ServerProcess
-/** What the next chat's model does: a tool call per step, chosen from the last message. */
-let plan: (request: RecordedRequest) => { name: string; arguments: Record<string, unknown> } | undefined
+type PlannedCall = { name: string; arguments: Record<string, unknown> }
+/** What the next chat's model does: tool calls per step, chosen from the last message. */
+let plan: (request: RecordedRequest) => PlannedCall | PlannedCall[] | undefined
 /** Every tool result the model was sent, by tool_call_id. */
 const results = new Map<string, string>()
 /** The tools whose run is the hostile case; the earlier steps (producing the output) are not. */
-const MEASURED = ["read_tool_output", "fetch_webpage"]
+const MEASURED = ["read_tool_output", "fetch_webpage", "ten_mb", "run_bash_command"]
 /** When the model asked for the measured tool, and when its result came back. */
 let phase: { start?: number; end?: number } = {}
 
@@ -62,9 +68,11 @@ beforeAll(async () => {
     const last = messages.at(-1)
     if (last?.role === "tool" && MEASURED.some((t) => String(last.tool_call_id).startsWith(`${t}-`)))
       phase.end = performance.now()
-    const call = plan(request)
-    if (call && MEASURED.includes(call.name)) phase.start = performance.now()
-    return call ? { toolCalls: [{ id: `${call.name}-${messages.length}`, ...call }] } : { content: "Done." }
+    const planned = plan(request)
+    const calls = planned === undefined ? [] : Array.isArray(planned) ? planned : [planned]
+    if (calls.some((c) => MEASURED.includes(c.name))) phase.start = performance.now()
+    if (calls.length === 0) return { content: "Done." }
+    return { toolCalls: calls.map((c, i) => ({ id: `${c.name}-${messages.length}-${i}`, ...c })) }
   }
   fake.script(step)
   const { configPath } = writeServeConfig(
@@ -232,6 +240,47 @@ test(
     expect(m.frozen).toBe(false)
     const fetched = [...results].filter(([id]) => id.startsWith("fetch_webpage-")).at(-1)?.[1] ?? ""
     expect(fetched).toContain("visible")
+    expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
+  },
+  { timeout: 60_000 },
+)
+
+/** The model asks for `calls` in its first step, then answers. */
+function firstStep(calls: PlannedCall[]): typeof plan {
+  return (request) => {
+    const last = ((request.body?.messages ?? []) as Array<Record<string, unknown>>).at(-1)
+    return last?.role === "user" ? calls : undefined
+  }
+}
+
+test(
+  "fan-out: 80 parallel calls printing 10 MB each",
+  async () => {
+    plan = firstStep(Array.from({ length: 80 }, () => ({ name: "ten_mb", arguments: {} })))
+    const m = await measure("fan-out 80 x 10 MB", "print a lot")
+    // Each 10 MB result is redacted, cut and counted on the event loop after its process ends: that
+    // work is bounded per result (the parallel cap and the request's output budget bound the rest),
+    // so the server answers throughout, but not always within the 100 ms of the parse cases.
+    expect(m.frozen).toBe(false)
+    const outputs = [...results].filter(([id]) => id.startsWith("ten_mb-"))
+    expect(outputs.length).toBe(80)
+    // The results really are the 10 MB outputs, cut for the model.
+    expect(outputs[0]![1]).toContain("aaaaaaaaaa")
+    console.log(`event-loop: fan-out result sample: ${outputs[0]![1].slice(0, 200).replaceAll("\n", " ")}`)
+    expect(m.worstMs).toBeLessThan(FROZEN_MS)
+  },
+  { timeout: 120_000 },
+)
+
+test(
+  "a 3,000-stage pipeline is refused before anything runs",
+  async () => {
+    const command = Array.from({ length: 3000 }, () => "cat").join(" | ")
+    plan = firstStep([{ name: "run_bash_command", arguments: { command } }])
+    const m = await measure("3,000-stage pipeline", "run the long pipeline")
+    expect(m.frozen).toBe(false)
+    const result = [...results].filter(([id]) => id.startsWith("run_bash_command-")).at(-1)?.[1] ?? ""
+    expect(result).toContain("Command refused (not run)")
     expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
   },
   { timeout: 60_000 },
