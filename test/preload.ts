@@ -1,6 +1,8 @@
 // Runs before every test file. No test may reach a real provider or read the developer's
-// own configuration, so provider keys are deleted and HOME points at an empty temp dir.
-import { mkdtempSync } from "node:fs"
+// own configuration, so provider keys are deleted and HOME points at an empty temp dir. Every temp
+// dir the run makes (its own, its servers' and tools') lives under one root removed at exit, so a
+// test that forgets its cleanup, or fails before it, leaves nothing in /tmp.
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setLogLevel } from "../src/log.ts"
@@ -10,6 +12,9 @@ for (const name of Object.keys(process.env)) {
     delete process.env[name]
   }
 }
-process.env.HOME = mkdtempSync(join(tmpdir(), "dupin-test-home-"))
+const root = mkdtempSync(join(tmpdir(), "dupin-test-run-"))
+process.env.TMPDIR = root
+process.on("exit", () => rmSync(root, { recursive: true, force: true }))
+process.env.HOME = mkdtempSync(join(root, "dupin-test-home-"))
 // Warnings the tests provoke on purpose (retries, unknown models) would bury real failures.
 setLogLevel("ERROR")
