@@ -2,6 +2,7 @@
 // own configuration, so provider keys are deleted and HOME points at an empty temp dir. Every temp
 // dir the run makes (its own, its servers' and tools') lives under one root removed at exit, so a
 // test that forgets its cleanup, or fails before it, leaves nothing in /tmp.
+import { afterAll } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -14,7 +15,8 @@ for (const name of Object.keys(process.env)) {
 }
 const root = mkdtempSync(join(tmpdir(), "dupin-test-run-"))
 process.env.TMPDIR = root
-process.on("exit", () => rmSync(root, { recursive: true, force: true }))
+// bun test does not emit process "exit"; a top-level afterAll in the preload runs once at the end.
+afterAll(() => rmSync(root, { recursive: true, force: true }))
 process.env.HOME = mkdtempSync(join(root, "dupin-test-home-"))
 // Warnings the tests provoke on purpose (retries, unknown models) would bury real failures.
 setLogLevel("ERROR")
