@@ -1,8 +1,8 @@
 import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
-import { applyContainment } from "../config/security.ts"
 import { type LogLevel, setLogLevel } from "../log.ts"
+import { applyContainment } from "../runtime/containment.ts"
 
 export type CliConfigOptions = {
   /** `--config`; wins over `SVC_CONFIG_PATH`. */

@@ -1,18 +1,17 @@
+/**
+ * Settings only: this folder validates and holds what the operator configured, and builds nothing
+ * that runs (the runtime module turns a Config into toolsets, an executor and an engine).
+ */
 import { resolve } from "node:path"
-import type { FollowUpAction } from "../agent/events.ts"
-import type { PromptSection } from "../agent/prompt/sections.ts"
-import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
 import type { ChatModel } from "../llm/types.ts"
-import { RunbookCatalog } from "../runbook/catalog.ts"
-import { ToolExecutor } from "../tool/executor.ts"
-import { buildToolEnv } from "../tool/spawn.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
-import type { ConfigFile, ModelEntry } from "./schema.ts"
+import type { PromptSection } from "./prompt-sections.ts"
+import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
 import { type SecuritySettings, securitySettings } from "./security.ts"
 import {
   DEFAULT_FOLLOW_UP_ACTIONS,
@@ -22,7 +21,6 @@ import {
   serverSettings,
   toolLimits,
 } from "./settings.ts"
-import { assembleToolsets } from "./toolsets.ts"
 
 /** Library options (CONTRACT §7), camelCase over the config file's snake_case keys. */
 export type ConfigInit = {
@@ -56,6 +54,9 @@ export type ConfigInit = {
   env?: Env
 }
 
+/** A Config subclass's constructor, so `loadFromFile` on a subclass returns that subclass. */
+type ConfigClass<C extends Config> = new (init?: ConfigInit) => C
+
 /**
  * Everything dupin needs, validated once and then read-only. Construct it directly (library), from
  * a YAML file (`loadFromFile`) or from the environment (`loadFromEnv`).
@@ -74,16 +75,26 @@ export class Config {
   readonly context: ContextSettings
   /** `ENABLED_PROMPTS`, undefined when unrestricted. */
   readonly enabledPrompts: ReadonlySet<PromptSection> | undefined
+  /** `toolsets:`: per-toolset overrides and whole new YAML toolsets, raw until assembled. */
+  readonly toolsets: Readonly<Record<string, unknown>>
+  /** Paths of custom YAML toolset files. */
+  readonly customToolsets: readonly string[]
+  readonly additionalToolsets: readonly Toolset[]
+  /** Folders of runbooks. */
+  readonly runbooks: readonly string[]
+  /** The CLI's `--bash`: the bash toolset on, whatever the files say. */
+  readonly enableBash: boolean
+  /** The config file this came from, if any. */
+  readonly configFile: string | undefined
+  /** The environment keys and settings are read from (tool processes get a filtered copy). */
+  readonly env: Env
   readonly #init: ConfigInit
-  readonly #env: Env
-  #runbooks: RunbookCatalog | null | undefined
-  #executor: ToolExecutor | undefined
   readonly #models = new Map<string, ChatModel>()
 
   constructor(init: ConfigInit = {}) {
     const env = init.env ?? processEnv()
     this.#init = init
-    this.#env = env
+    this.env = env
     this.model = init.model ?? (env.MODEL || undefined)
     this.maxSteps = init.maxSteps ?? 100
     if (!Number.isInteger(this.maxSteps) || this.maxSteps < 1) {
@@ -105,36 +116,22 @@ export class Config {
     this.security = securitySettings(init.security, init.configFile)
     this.context = contextSettingsFromEnv(env)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
+    this.toolsets = init.toolsets ?? {}
+    this.customToolsets = init.customToolsets ?? []
+    this.additionalToolsets = init.additionalToolsets ?? []
+    this.runbooks = init.runbooks ?? []
+    this.enableBash = init.enableBash ?? false
+    this.configFile = init.configFile
   }
 
   /** Loads a YAML config file; `overrides` win over the file's values. */
-  static loadFromFile(path: string, overrides: ConfigInit = {}): Config {
-    const file = readConfigFile(path)
-    const env = overrides.env ?? processEnv()
-    const init: ConfigInit = {
-      ...(file.model ? { model: file.model } : {}),
-      ...(file.api_key ? { apiKey: file.api_key } : {}),
-      ...(file.api_base ? { apiBase: file.api_base } : {}),
-      ...(file.api_version ? { apiVersion: file.api_version } : {}),
-      ...(file.max_steps ? { maxSteps: file.max_steps } : {}),
-      ...(file.cluster_name ? { clusterName: file.cluster_name } : {}),
-      ...(file.system_prompt_additions ? { systemPromptAdditions: file.system_prompt_additions } : {}),
-      ...(file.custom_toolsets ? { customToolsets: file.custom_toolsets } : {}),
-      ...(file.runbooks ? { runbooks: file.runbooks } : {}),
-      ...(file.toolsets ? { toolsets: file.toolsets } : {}),
-      ...(file.modelList ? { modelList: file.modelList } : {}),
-      ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
-      ...(file.limits ? { limits: file.limits } : {}),
-      ...(file.security ? { security: file.security } : {}),
-      configFile: resolve(path),
-      ...(file.server ? { server: expandServer(file.server, env, path) } : {}),
-    }
-    return new Config({ ...init, ...overrides, env })
+  static loadFromFile<C extends Config>(this: ConfigClass<C>, path: string, overrides: ConfigInit = {}): C {
+    return new this(initFromFile(path, overrides))
   }
 
   /** `SVC_CONFIG_PATH` when set, else the model from `MODEL` and keys from the environment. */
-  static loadFromEnv(env: Env = processEnv()): Config {
-    return env.SVC_CONFIG_PATH ? Config.loadFromFile(env.SVC_CONFIG_PATH, { env }) : new Config({ env })
+  static loadFromEnv<C extends Config>(this: ConfigClass<C>, env: Env = processEnv()): C {
+    return new this(env.SVC_CONFIG_PATH ? initFromFile(env.SVC_CONFIG_PATH, { env }) : { env })
   }
 
   /** Names callers may pass as `model`: the modelList keys, or the single configured model. */
@@ -165,7 +162,7 @@ export class Config {
     const entry = this.modelList?.[key]
     const where = entry ? `modelList.${key}` : "model"
     const expand = (v: string | null | undefined, k: string) =>
-      v ? expandEnv(v, this.#env, `${where}.${k}`) : undefined
+      v ? expandEnv(v, this.env, `${where}.${k}`) : undefined
     const { createChatModel } = loadModelFactory()
     const model = entry
       ? createChatModel({
@@ -182,7 +179,7 @@ export class Config {
             inputCostPerToken: entry.input_cost_per_token ?? undefined,
             outputCostPerToken: entry.output_cost_per_token ?? undefined,
           },
-          env: this.#env,
+          env: this.env,
           secrets: this.#processSecrets(),
         })
       : createChatModel({
@@ -191,7 +188,7 @@ export class Config {
           apiKey: expand(this.#init.apiKey, "api_key"),
           apiBase: expand(this.#init.apiBase, "api_base"),
           apiVersion: expand(this.#init.apiVersion, "api_version"),
-          env: this.#env,
+          env: this.env,
           secrets: this.#processSecrets(),
         })
     this.#models.set(key, model)
@@ -202,41 +199,31 @@ export class Config {
   #processSecrets(): string[] {
     return [this.server.authToken, this.server.approvalSecret].filter((s): s is string => Boolean(s))
   }
+}
 
-  /** The loaded runbook catalog, or undefined when no runbook folder is configured. */
-  getRunbookCatalog(): RunbookCatalog | undefined {
-    if (this.#runbooks === undefined) {
-      this.#runbooks = this.#init.runbooks?.length ? RunbookCatalog.load(this.#init.runbooks) : null
-    }
-    return this.#runbooks ?? undefined
+/** A YAML config file as constructor options; `overrides` win over the file's values. */
+function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
+  const file = readConfigFile(path)
+  const env = overrides.env ?? processEnv()
+  const init: ConfigInit = {
+    ...(file.model ? { model: file.model } : {}),
+    ...(file.api_key ? { apiKey: file.api_key } : {}),
+    ...(file.api_base ? { apiBase: file.api_base } : {}),
+    ...(file.api_version ? { apiVersion: file.api_version } : {}),
+    ...(file.max_steps ? { maxSteps: file.max_steps } : {}),
+    ...(file.cluster_name ? { clusterName: file.cluster_name } : {}),
+    ...(file.system_prompt_additions ? { systemPromptAdditions: file.system_prompt_additions } : {}),
+    ...(file.custom_toolsets ? { customToolsets: file.custom_toolsets } : {}),
+    ...(file.runbooks ? { runbooks: file.runbooks } : {}),
+    ...(file.toolsets ? { toolsets: file.toolsets } : {}),
+    ...(file.modelList ? { modelList: file.modelList } : {}),
+    ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
+    ...(file.limits ? { limits: file.limits } : {}),
+    ...(file.security ? { security: file.security } : {}),
+    configFile: resolve(path),
+    ...(file.server ? { server: expandServer(file.server, env, path) } : {}),
   }
-
-  /** The tool executor over built-in, configured, custom and additional toolsets (built once). */
-  toolExecutor(): ToolExecutor {
-    this.#executor ??= new ToolExecutor(
-      assembleToolsets({
-        config: this.#init.toolsets ?? {},
-        customFiles: this.#init.customToolsets ?? [],
-        additional: this.#init.additionalToolsets ?? [],
-        runbooks: this.getRunbookCatalog(),
-        enableBash: this.#init.enableBash ?? false,
-        env: this.#env,
-        protectedPaths: this.security.hiddenPaths,
-      }),
-      { limits: this.toolLimits, env: buildToolEnv(this.#env) },
-    )
-    return this.#executor
-  }
-
-  /** The spec's `create_console_toolcalling_llm()`. */
-  createConsoleToolCallingLLM(modelName?: string): ToolCallingLLM {
-    return new ToolCallingLLM({
-      model: this.createModel(modelName),
-      toolExecutor: this.toolExecutor(),
-      maxSteps: this.maxSteps,
-      context: this.context,
-    })
-  }
+  return { ...init, ...overrides, env }
 }
 
 /**

@@ -1,7 +1,7 @@
-import { isPromptSection, type PromptSection } from "../agent/prompt/sections.ts"
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "../context/limits.ts"
 import { ConfigError } from "../errors.ts"
 import type { LogLevel } from "../log.ts"
+import { isPromptSection, type PromptSection } from "./prompt-sections.ts"
 
 export type Env = Record<string, string | undefined>
 

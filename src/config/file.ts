@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs"
 import { TypeCompiler } from "@sinclair/typebox/compiler"
-import type { ValueError } from "@sinclair/typebox/value"
 import { parseDocument } from "yaml"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { type ConfigFile, ConfigFileSchema } from "./schema.ts"
+import { assertValid } from "./validate.ts"
 
 const check = TypeCompiler.Compile(ConfigFileSchema)
 
@@ -32,18 +32,6 @@ export function parseConfigText(text: string, path: string): ConfigFile {
       path,
     )
   }
-  if (!check.Check(value)) {
-    throw new ConfigError(`${path}: ${describe(check.Errors(value).First()!)}`, path)
-  }
+  assertValid(check, value, { file: path })
   return value
-}
-
-/** One error as `key.path: expected ...`, with unknown keys called out by name. */
-function describe(error: ValueError): string {
-  const keyPath = error.path.replace(/^\//, "").replaceAll("/", ".") || "(top level)"
-  if (error.message.includes("additional properties") || error.type === 42) {
-    const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {})
-    return `${keyPath || "(top level)"}: unknown key. Allowed keys here: ${allowed.join(", ")}.`
-  }
-  return `${keyPath}: ${error.message.toLowerCase()} (got ${JSON.stringify(error.value) ?? "nothing"}).`
 }

@@ -31,6 +31,8 @@ export const FollowUpActionSchema = Type.Object(
   },
   { additionalProperties: false },
 )
+/** A first-turn action offered to the user (spec `follow_up_actions`). */
+export type FollowUpAction = Static<typeof FollowUpActionSchema>
 
 export const LimitsSchema = Type.Object(
   {

@@ -1,8 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import {
-  type ContainmentInfo,
   type ContainmentMode,
-  configureContainment,
   DEFAULT_MAX_CONCURRENT_PROCESSES,
   type ProcView,
 } from "../tool/containment/index.ts"
@@ -44,18 +42,4 @@ export function securitySettings(raw: RawSecurity = {}, configFile?: string): Se
     proc: raw.proc ?? "private",
     hiddenPaths: [...(configFile ? [configFile] : []), ...(raw.hidden_paths ?? [])],
   }
-}
-
-/**
- * Applies the settings to the process-global tool containment. Called once by the entry points
- * that run tools for real (the CLI commands); a Config built in a library or test does not change
- * process state by being constructed.
- */
-export function applyContainment(settings: SecuritySettings): ContainmentInfo {
-  return configureContainment({
-    mode: settings.containment,
-    maxConcurrentProcesses: settings.maxConcurrentToolProcesses,
-    proc: settings.proc,
-    secretPaths: [...settings.hiddenPaths],
-  })
 }

@@ -1,7 +1,7 @@
-import type { FollowUpAction } from "../agent/events.ts"
 import { ConfigError } from "../errors.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
 import { type Env, parseNumber } from "./env.ts"
+import type { FollowUpAction } from "./schema.ts"
 
 export type ImageLimits = { maxImages: number; maxImageBytes: number }
 

@@ -11,6 +11,7 @@ import { findPendingTurn } from "../agent/resume.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
+import { runbookCatalogFor, toolExecutorFor } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
@@ -53,8 +54,8 @@ export async function prepareChat(
   const sections = resolveSections(config.enabledPrompts, behaviorControls(body.behavior_controls))
   const structured = body.response_format ? structuredOutput(body.response_format) : undefined
   const images = imageParts(body, model, config)
-  const executor = config.toolExecutor()
-  const runbooks = config.getRunbookCatalog()
+  const executor = toolExecutorFor(config)
+  const runbooks = runbookCatalogFor(config)
   const userMessage = () =>
     buildUserMessage({ initialUserPrompt: ask, runbooks, images, toolExecutor: executor }, sections)
 

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
+import { toolExecutorFor } from "../runtime/runtime.ts"
 import { type App, createApp } from "./app.ts"
 import { type HeaderGuard, listenWithHeaderGuard } from "./header-guard.ts"
 import { ActiveRuns } from "./runs.ts"
@@ -49,7 +50,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     )
   }
   // Built now so a broken toolset file stops the start instead of failing every request.
-  config.toolExecutor()
+  toolExecutorFor(config)
   const runs = new ActiveRuns()
   const app = createApp(config, {
     runs,

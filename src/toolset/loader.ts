@@ -10,6 +10,7 @@ import { EnvPrerequisite, type Prerequisite } from "../tool/prerequisite.ts"
 import { CommandTemplate } from "../tool/template.ts"
 import { Toolset } from "../tool/toolset.ts"
 import { CommandPrerequisite } from "./command-prerequisite.ts"
+import { applyOverride, isOverride } from "./override.ts"
 import { parseToolsetsMap, type ToolDefinition, type ToolsetDefinition, Validator } from "./schema.ts"
 import { YamlTool } from "./yaml-tool.ts"
 
@@ -34,12 +35,6 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetDefinit
   if (ignored.length > 0)
     log.info("toolset file: HolmesGPT keys accepted but not used", { file: fileName, keys: ignored })
   return definitions
-}
-
-const OVERRIDE_KEYS = ["enabled", "config"]
-
-function isOverride(definition: ToolsetDefinition): boolean {
-  return definition.keys.every((k) => OVERRIDE_KEYS.includes(k))
 }
 
 /**
@@ -72,11 +67,7 @@ export function mergeToolsetSources(sources: {
         definition.fileName,
       )
     }
-    merged.set(definition.name, {
-      ...existing,
-      enabled: definition.enabled ?? existing.enabled,
-      config: definition.config ?? existing.config,
-    })
+    merged.set(definition.name, applyOverride(existing, definition))
   }
   return [...merged.values()]
 }

@@ -1,7 +1,9 @@
+import { Type } from "@sinclair/typebox"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool } from "../tool/tool.ts"
 import { Toolset, ToolsetTag } from "../tool/toolset.ts"
+import type { ToolsetFactory } from "./kind.ts"
 
 /** HolmesGPT's name for the toolset that holds TodoWrite, kept for config compatibility. */
 export const PLANNING_TOOLSET = "core_investigation"
@@ -61,4 +63,15 @@ export function createPlanningToolset(): Toolset {
     tools: [new TodoWriteTool()],
     tags: [ToolsetTag.CORE],
   })
+}
+
+/** The registry entry: on unless `toolsets.core_investigation.enabled: false`; takes no config. */
+export const planningToolset: ToolsetFactory = {
+  name: PLANNING_TOOLSET,
+  configSchema: Type.Object({}),
+  create(settings) {
+    const toolset = createPlanningToolset()
+    toolset.enabled = settings.enabled ?? true
+    return toolset
+  },
 }

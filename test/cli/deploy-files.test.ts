@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { join } from "node:path"
 import type { TObject, TSchema } from "@sinclair/typebox"
 import { parseAllDocuments } from "yaml"
-import { Config } from "../../src/config/config.ts"
 import { ConfigFileSchema } from "../../src/config/schema.ts"
+import { Config } from "../../src/core/config.ts"
 
 const DEPLOY = join(import.meta.dir, "../../deploy")
 const EXAMPLE = join(DEPLOY, "config.example.yaml")

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Config } from "../../src/config/config.ts"
+import { Config } from "../../src/core/config.ts"
 import { ConfigError, RequestError } from "../../src/errors.ts"
 
 function file(text: string): string {

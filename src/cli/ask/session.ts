@@ -6,6 +6,7 @@ import { type PromptSection, resolveSections } from "../../agent/prompt/sections
 import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import type { Config } from "../../config/config.ts"
 import type { ChatMessage } from "../../llm/types.ts"
+import { runbookCatalogFor } from "../../runtime/runtime.ts"
 import { type ChatResponseBody, collectResponse } from "../../server/chat-response.ts"
 import type { CallRecorder } from "./call-recorder.ts"
 import type { Progress } from "./progress.ts"
@@ -82,7 +83,7 @@ export class AskSession {
       filePaths: [...(attachments?.filePaths ?? [])],
       files: [...(attachments?.files ?? [])],
       toolExecutor: llm.toolExecutor,
-      runbooks: config.getRunbookCatalog(),
+      runbooks: runbookCatalogFor(config),
       systemPromptAdditions: config.systemPromptAdditions,
       clusterName: config.clusterName,
       sections: this.#sections,
@@ -92,7 +93,7 @@ export class AskSession {
   #followUp(text: string): ChatMessage {
     const { config, llm } = this.#init
     return buildUserMessage(
-      { initialUserPrompt: text, runbooks: config.getRunbookCatalog(), toolExecutor: llm.toolExecutor },
+      { initialUserPrompt: text, runbooks: runbookCatalogFor(config), toolExecutor: llm.toolExecutor },
       this.#sections,
     )
   }

@@ -1,6 +1,7 @@
 import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import { AbortError, ModelError, ToolError } from "../../errors.ts"
 import { TokenCounter } from "../../llm/tokens.ts"
+import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
@@ -42,7 +43,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // Everything the operator could have got wrong (model, key, toolset files) fails here, before
   // stdin is read or a question is sent.
   const recorder = new CallRecorder(config.createModel())
-  const executor = config.toolExecutor()
+  const executor = toolExecutorFor(config)
   const llm = new ToolCallingLLM({
     model: recorder,
     toolExecutor: executor,

@@ -1,3 +1,4 @@
+import { toolExecutorFor } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
 import { flag, type ParsedArgs, stringOption, UsageError } from "../args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
@@ -17,7 +18,7 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
     )
   }
   applyLogLevel("WARN")
-  const executor = loadCliConfig({ configPath: stringOption(args, "config") }).toolExecutor()
+  const executor = toolExecutorFor(loadCliConfig({ configPath: stringOption(args, "config") }))
   if (action === "check") await executor.recheck()
   else await executor.ensureReady()
 

@@ -1,5 +1,6 @@
 import type { Config } from "../../config/config.ts"
 import { errorMessage } from "../../errors.ts"
+import { toolExecutorFor } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
 import { containmentWire } from "../../tool/containment/report.ts"
 import { COMMIT, VERSION } from "../../version.ts"
@@ -16,7 +17,7 @@ export class Readiness {
       // Loaded = config parsed and toolsets built (CONTRACT §5). Prerequisite checks (kubectl,
       // docker...) are lazy by design and keep running in the background; a slow or hanging one
       // must not hold readiness, and a failed one only disables its toolset.
-      const executor = config.toolExecutor()
+      const executor = toolExecutorFor(config)
       this.ready = true
       executor.ensureReady().catch((error: unknown) => {
         this.error = `Toolsets could not be checked: ${errorMessage(error)}`
@@ -40,7 +41,7 @@ export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
 export function info(config: Config, readiness: Readiness): Record<string, unknown> {
   let toolsets: Array<Record<string, unknown>> = []
   try {
-    toolsets = config.toolExecutor().toolsets.map((t) => ({
+    toolsets = toolExecutorFor(config).toolsets.map((t) => ({
       name: t.name,
       enabled: t.enabled,
       status: t.status,

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox"
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
+import type { ToolsetFactory } from "../kind.ts"
 import { BashTool, type BashToolOptions } from "./bash-tool.ts"
 
 export { BashTool, type BashToolOptions } from "./bash-tool.ts"
@@ -35,4 +36,19 @@ export function createBashToolset(options: BashToolOptions & { enabled?: boolean
     llmInstructions:
       "run_bash_command runs one pipeline (at most 16 stages) without a shell: no variables, substitutions, globs, redirections or `;`/`&&`. Reading ordinary files with cat/head/tail/grep/sed/awk/jq needs no approval; credential files (keys, kubeconfigs, /proc/*/environ, /etc/shadow, dupin's own files) are refused even with approval. Prefer the dedicated kubernetes tools when they fit.",
   })
+}
+
+/** The registry entry: off unless `toolsets.bash.enabled` (or `ask --bash`, a flag override). */
+export const bashToolset: ToolsetFactory = {
+  name: "bash",
+  configSchema: BashConfigSchema,
+  create(settings, context) {
+    // The kubeconfigs the tools use are credentials too: KUBECONFIG is a colon-separated list.
+    const kubeconfigs = (context.env.KUBECONFIG ?? "").split(":").filter(Boolean)
+    return createBashToolset({
+      ...(settings.config ?? {}),
+      protectedPaths: [...context.protectedPaths, ...kubeconfigs],
+      enabled: settings.enabled ?? false,
+    })
+  },
 }

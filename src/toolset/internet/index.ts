@@ -1,4 +1,5 @@
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
+import type { ToolsetFactory } from "../kind.ts"
 import { InternetConfigSchema } from "./config.ts"
 import { FetchWebpageTool } from "./fetch-webpage-tool.ts"
 import type { Resolver } from "./ssrf.ts"
@@ -37,4 +38,11 @@ export function createInternetToolset(
     llmInstructions:
       "fetch_webpage reads public web pages (docs, changelogs, status pages); host_tcp_check tests whether host:port accepts TCP connections. Both refuse loopback and cloud metadata addresses, private ones unless the operator allows them, and hosts outside the operator's egress allowlist; do not try to work around a refusal.",
   })
+}
+
+/** The registry entry: on unless `toolsets.internet.enabled: false`. */
+export const internetToolset: ToolsetFactory = {
+  name: INTERNET_TOOLSET,
+  configSchema: InternetConfigSchema,
+  create: (settings) => createInternetToolset(settings),
 }

@@ -1,5 +1,6 @@
 import type { Prerequisite, PrerequisiteContext, PrerequisiteOutcome } from "../../tool/prerequisite.ts"
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
+import type { ToolsetFactory } from "../kind.ts"
 import { PrometheusConfigSchema, prometheusSettings, send } from "./client.ts"
 import {
   AlertsTool,
@@ -65,4 +66,11 @@ export function createPrometheusToolset(
     llmInstructions:
       "Prometheus tools: find metric and label names with get_label_names / get_label_values / get_series before guessing them. Prefer aggregated queries (sum by, topk, rate over a window) to raw series; a result that says it was capped needs a narrower query.",
   })
+}
+
+/** The registry entry: on once `config.prometheus_url` is set, or when enabled explicitly. */
+export const prometheusToolset: ToolsetFactory = {
+  name: PROMETHEUS_TOOLSET,
+  configSchema: PrometheusConfigSchema,
+  create: (settings) => createPrometheusToolset(settings),
 }

@@ -1,0 +1,101 @@
+/**
+ * The one path from settings to the toolsets an engine offers. Every kind enters here: the YAML
+ * toolsets (built-in files < config `toolsets:` < custom files) and the code toolsets of the
+ * registry, each then adjusted by the same override merge (`enabled`, `config`; later sources
+ * win; command-line flags last). A new kind (MCP servers) adds factories to `factories`.
+ */
+import { readFileSync } from "node:fs"
+import { type Env, expandEnvDeep } from "../config/env.ts"
+import { ConfigError, errorMessage } from "../errors.ts"
+import type { Toolset } from "../tool/toolset.ts"
+import { builtinToolsetDefinitions } from "./builtin/index.ts"
+import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
+import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "./loader.ts"
+import { applyOverride, isOverride, parseOverride } from "./override.ts"
+import { CODE_TOOLSETS } from "./registry.ts"
+
+export type ToolsetSources = {
+  /** The config file's `toolsets:` map, raw. */
+  config: Record<string, unknown>
+  /** Names the config file in messages. */
+  configFileName?: string | undefined
+  /** Paths of custom YAML toolset files. */
+  customFiles: readonly string[]
+  /** Command-line switches (`ask --bash`): the last word over every file. */
+  flags?: Readonly<Record<string, ToolsetSettings>>
+  /** Library toolset instances, offered as they are. */
+  additional: readonly Toolset[]
+  context: ToolsetContext
+}
+
+export function assembleToolsets(
+  sources: ToolsetSources,
+  factories: readonly ToolsetFactory[] = CODE_TOOLSETS,
+): Toolset[] {
+  const coded = new Set(factories.map((f) => f.name))
+  const configFileName = sources.configFileName ?? "config"
+  const config = expandToolsetConfig(sources.config, sources.context.env)
+  const custom = sources.customFiles.flatMap((path) => parseToolsetFile(readToolsetFile(path), path))
+
+  const definitions = mergeToolsetSources({
+    builtin: builtinToolsetDefinitions(),
+    config: Object.fromEntries(Object.entries(config).filter(([name]) => !coded.has(name))),
+    custom: custom.filter((d) => !coded.has(d.name)),
+    configFileName,
+  })
+
+  const toolsets = buildToolsets(definitions)
+  for (const factory of factories) {
+    const layers: ToolsetSettings[] = []
+    if (factory.name in config) {
+      layers.push(
+        parseOverride(config[factory.name], { file: configFileName, base: `toolsets.${factory.name}` }),
+      )
+    }
+    for (const definition of custom.filter((d) => d.name === factory.name)) {
+      if (!isOverride(definition)) {
+        throw new ConfigError(
+          `${definition.fileName}: toolsets.${factory.name}: ${factory.name} is built into dupin; set only enabled and config here`,
+          definition.fileName,
+        )
+      }
+      layers.push(definition)
+    }
+    const flag = sources.flags?.[factory.name]
+    if (flag) layers.push(flag)
+    toolsets.push(factory.create(layers.reduce(applyOverride, {}), sources.context))
+  }
+
+  for (const extra of sources.additional) {
+    if (toolsets.some((t) => t.name === extra.name)) {
+      throw new ConfigError(
+        `additionalToolsets: a toolset named ${extra.name} already exists.`,
+        "additionalToolsets",
+      )
+    }
+    toolsets.push(extra)
+  }
+  return toolsets
+}
+
+function readToolsetFile(path: string): string {
+  try {
+    return readFileSync(path, "utf8")
+  } catch (error) {
+    throw new ConfigError(`custom_toolsets: cannot read ${path}: ${errorMessage(error)}`, path)
+  }
+}
+
+/**
+ * `{{ env.NAME }}` in toolset settings (tokens in headers, URLs). A toolset switched off is left
+ * alone, so a variable it would need does not have to exist.
+ */
+function expandToolsetConfig(config: Record<string, unknown>, env: Env): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([name, entry]) => {
+      const off =
+        typeof entry === "object" && entry !== null && (entry as { enabled?: unknown }).enabled === false
+      return [name, off ? entry : expandEnvDeep(entry, env, `toolsets.${name}`)]
+    }),
+  )
+}
