@@ -133,3 +133,9 @@ export type StreamMessage =
   | { event: "error"; data: { description: string; error_code: number; msg: string; success: false } }
 
 export type StreamEventName = StreamMessage["event"]
+
+/**
+ * Why a run ended: the loop's return value, never on the wire. `max_steps`: the answer was forced
+ * by the step limit (the last step is called without tools). Aborts and provider failures throw.
+ */
+export type StopReason = "answer" | "max_steps" | "approval"

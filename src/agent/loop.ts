@@ -12,8 +12,9 @@ import type {
 } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
 import { Accounting } from "./accounting.ts"
-import type { ApprovalDecision, ApprovalMode } from "./approval.ts"
-import type { FollowUpAction, StreamMessage } from "./events.ts"
+import type { ApprovalMode } from "./approval.ts"
+import type { ToolDecision } from "./decisions.ts"
+import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
 import { toolMessageContent } from "./tool-message.ts"
 import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
@@ -34,17 +35,20 @@ export type AgentOptions = {
   followUpActions?: FollowUpAction[] | null
   context?: ContextSettings
   /** Decisions for the calls left pending in `messages` by an earlier `approval_required`. */
-  decisions?: Map<string, ApprovalDecision>
+  decisions?: readonly ToolDecision[]
   /** A message appended after the decided tool results (a follow-up's new question). */
   followUp?: ChatMessage
+  /** Sees each call the model asks for, with its arguments, before its `start_tool_calling` (the CLI shows them). */
+  onToolCall?: (call: ToolCall) => void
 }
 
 /**
  * The agent loop: call the model, run the tools it asks for, feed the results back, until it
- * answers. Yields the spec's events; the last one is `ai_answer_end` or `approval_required`.
+ * answers. Yields the spec's events; the last one is `ai_answer_end` or `approval_required`, and
+ * the return value says why the run stopped, so consumers need not infer it from that event.
  * Provider and abort failures throw (ModelError, AbortError); tool failures never do.
  */
-export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMessage, void> {
+export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMessage, StopReason> {
   const { model, executor } = options
   const signal = options.signal ?? new AbortController().signal
   const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS)
@@ -57,7 +61,7 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
   // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.
   const window = new ContextWindow({ model, counter, settings, acct })
   try {
-    yield* steps(options, { signal, maxSteps, approval, acct, window })
+    return yield* steps(options, { signal, maxSteps, approval, acct, window })
   } finally {
     // Removes spilled tool outputs, also when the consumer stops early or the run throws.
     await window.dispose()
@@ -72,7 +76,7 @@ type RunState = {
   window: ContextWindow
 }
 
-async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<StreamMessage, void> {
+async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<StreamMessage, StopReason> {
   const { model, executor } = options
   const { signal, maxSteps, approval, acct, window } = run
   const history = [...options.messages]
@@ -87,6 +91,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     approval,
     signal,
     seen: new Set(),
+    ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     toMessage,
     ...stepBounds(executor),
   }
@@ -154,7 +159,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
           metadata,
         },
       }
-      return
+      return last ? "max_steps" : "answer"
     }
 
     if (completion.content || completion.reasoning) {
@@ -180,9 +185,11 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
           metadata: acct.metadata(history, tools),
         },
       }
-      return
+      return "approval"
     }
   }
+  // Not reached: the last step is called without tools, so it always ends in an answer above.
+  return "max_steps"
 }
 
 function markPending(

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../llm/types.ts"
-import type { StructuredToolResult } from "../tool/result.ts"
+import { StructuredToolResult, type ToolResultStatus } from "../tool/result.ts"
+import type { RunOutcome } from "./collect.ts"
 import type { Metadata } from "./events.ts"
 
 /** One tool call of a request (spec `ToolCallResult`). */
@@ -22,4 +23,30 @@ export type LLMResult = {
   promptTokens: number
   completionTokens: number
   metadata: Metadata | undefined
+}
+
+/** The library's view of a finished run. A run paused for approval has `result: null`. */
+export function llmResult(outcome: RunOutcome): LLMResult {
+  const { costs } = outcome.metadata
+  return {
+    result: outcome.answer,
+    toolCalls: outcome.toolCalls.map((call) => ({
+      toolCallId: call.tool_call_id,
+      toolName: call.tool_name,
+      description: call.description,
+      result: new StructuredToolResult({
+        status: call.result.status as ToolResultStatus,
+        data: call.result.data,
+        error: call.result.error,
+        params: call.result.params,
+      }),
+    })),
+    messages: outcome.history,
+    numLlmCalls: costs.num_llm_calls,
+    totalCost: costs.total_cost,
+    totalTokens: costs.total_tokens,
+    promptTokens: costs.prompt_tokens,
+    completionTokens: costs.completion_tokens,
+    metadata: outcome.metadata,
+  }
 }

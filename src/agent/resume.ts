@@ -1,7 +1,7 @@
-import { RequestError } from "../errors.ts"
 import type { AssistantMessage, ChatMessage, ToolMessage } from "../llm/types.ts"
 import { StructuredToolResult } from "../tool/result.ts"
-import { type ApprovalDecision, deniedText } from "./approval.ts"
+import { deniedText } from "./approval.ts"
+import { checkDecisions, type ToolDecision } from "./decisions.ts"
 import type { StreamMessage } from "./events.ts"
 import { boundedRunner, callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
 
@@ -25,31 +25,20 @@ export function findPendingTurn(
  */
 export async function* applyDecisions(
   history: ChatMessage[],
-  decisions: Map<string, ApprovalDecision>,
+  decisions: readonly ToolDecision[],
   step: StepContext,
 ): AsyncGenerator<StreamMessage, void> {
   const turn = findPendingTurn(history)
-  if (!turn)
-    throw new RequestError(
-      "tool_decisions were sent but the conversation has no tool call waiting for approval.",
-    )
-  const calls = turn.message.tool_calls ?? []
+  const calls = turn?.message.tool_calls ?? []
   const pending = calls.filter((c) => c.pending_approval)
-  const pendingIds = new Set(pending.map((c) => c.id))
-  for (const id of decisions.keys()) {
-    if (!pendingIds.has(id))
-      throw new RequestError(`tool_decisions names ${id}, which is not a tool call waiting for approval.`)
-  }
-  const undecided = pending.filter((c) => !decisions.has(c.id)).map((c) => c.id)
-  if (undecided.length > 0) {
-    throw new RequestError(`Every pending tool call needs a decision; missing: ${undecided.join(", ")}.`)
-  }
+  const byId = checkDecisions(pending, decisions)
+  if (!turn) return // not reached: no pending turn means no pending call, which checkDecisions refuses
 
   const run = boundedRunner(step)
   const tasks = pending.map(async (call): Promise<FinishedCall> => {
     const prepared = step.executor.prepare(call)
     const description = step.executor.describe(prepared)
-    const decision = decisions.get(call.id)!
+    const decision = byId.get(call.id)!
     if (!decision.approved) {
       return {
         prepared,

@@ -1,21 +1,37 @@
 import type { ContextSettings } from "../context/limits.ts"
-import { ModelError } from "../errors.ts"
-import type { ChatMessage, ChatModel, ResponseFormat } from "../llm/types.ts"
+import type { ChatMessage, ChatModel, ResponseFormat, ToolCall } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
-import { StructuredToolResult, type ToolResultStatus } from "../tool/result.ts"
-import type { ApprovalCallback } from "./approval.ts"
-import type { FollowUpAction, StreamMessage } from "./events.ts"
-import { runAgent } from "./loop.ts"
-import type { LLMResult, ToolCallResult } from "./result.ts"
+import type { ApprovalCallback, ApprovalMode } from "./approval.ts"
+import { collectRun, type RunOutcome } from "./collect.ts"
+import type { ToolDecision } from "./decisions.ts"
+import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
+import { DEFAULT_MAX_STEPS, runAgent } from "./loop.ts"
+import { type LLMResult, llmResult } from "./result.ts"
 
-export type CallOptions = {
-  /** Decides calls that need approval; without it they become errors the model sees. */
+/**
+ * Everything one run can be asked to do: the engine door's options. Every face (library, CLI,
+ * HTTP, and those to come) translates its own protocol into these.
+ */
+export type RunOptions = {
+  /** Spec `approval_callback`: shorthand for `approval: { kind: "callback", callback }`. */
   approvalCallback?: ApprovalCallback
-  signal?: AbortSignal
+  /** Calls that need approval: ask a callback, pause the run (signed), or refuse (default). */
+  approval?: ApprovalMode
+  /** Decisions for the calls an earlier run left pending in `messages` (checked before they run). */
+  decisions?: readonly ToolDecision[]
+  /** A message appended after the decided tool results (a follow-up's new question). */
+  followUp?: ChatMessage
   responseFormat?: ResponseFormat
+  /** Checks a final answer (structured output); returns why it is invalid, or undefined. */
   validateAnswer?: (answer: string) => string | undefined
   followUpActions?: FollowUpAction[] | null
+  signal?: AbortSignal
+  /** Sees each tool call with its arguments as it starts; the events carry only name and id. */
+  onToolCall?: (call: ToolCall) => void
 }
+
+/** The spec's name for the options of `call` and `callStream`. */
+export type CallOptions = RunOptions
 
 export type ToolCallingLLMInit = {
   model: ChatModel
@@ -24,7 +40,7 @@ export type ToolCallingLLMInit = {
   context?: ContextSettings
 }
 
-/** The engine for embedding: one model, one set of tools, any number of conversations. */
+/** The engine door: one model, one set of tools, any number of conversations, for every face. */
 export class ToolCallingLLM {
   readonly model: ChatModel
   readonly toolExecutor: ToolExecutor
@@ -34,82 +50,36 @@ export class ToolCallingLLM {
   constructor(init: ToolCallingLLMInit) {
     this.model = init.model
     this.toolExecutor = init.toolExecutor
-    this.maxSteps = init.maxSteps ?? 100
+    this.maxSteps = init.maxSteps ?? DEFAULT_MAX_STEPS
     this.context = init.context
   }
 
-  /** The spec's `call_stream`: the events of one request as they happen. */
-  callStream(messages: ChatMessage[], options: CallOptions = {}): AsyncGenerator<StreamMessage, void> {
+  /** The spec's `call_stream`: the events of one request as they happen; returns why it stopped. */
+  callStream(messages: ChatMessage[], options: RunOptions = {}): AsyncGenerator<StreamMessage, StopReason> {
+    const { approvalCallback, approval, ...rest } = options
     return runAgent({
+      ...rest,
       model: this.model,
       executor: this.toolExecutor,
       messages,
       maxSteps: this.maxSteps,
-      approval: options.approvalCallback
-        ? { kind: "callback", callback: options.approvalCallback }
-        : { kind: "off" },
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
-      ...(options.validateAnswer ? { validateAnswer: options.validateAnswer } : {}),
-      ...(options.followUpActions !== undefined ? { followUpActions: options.followUpActions } : {}),
+      approval:
+        approval ?? (approvalCallback ? { kind: "callback", callback: approvalCallback } : { kind: "off" }),
       ...(this.context ? { context: this.context } : {}),
     })
   }
 
-  /** The spec's `call`: runs the conversation to its answer. */
-  async call(messages: ChatMessage[], options: CallOptions = {}): Promise<LLMResult> {
-    return drain(this.callStream(messages, options))
+  /** Runs to the neutral outcome every face maps to its own wire; `observe` sees each event. */
+  run(
+    messages: ChatMessage[],
+    options: RunOptions = {},
+    observe?: (message: StreamMessage) => void,
+  ): Promise<RunOutcome> {
+    return collectRun(this.callStream(messages, options), observe)
   }
-}
 
-/** Collects a run's events into an `LLMResult`. */
-export async function drain(events: AsyncIterable<StreamMessage>): Promise<LLMResult> {
-  const toolCalls: ToolCallResult[] = []
-  for await (const message of events) {
-    switch (message.event) {
-      case "tool_calling_result": {
-        const r = message.data.result
-        toolCalls.push({
-          toolCallId: message.data.tool_call_id,
-          toolName: message.data.name,
-          description: message.data.description,
-          result: new StructuredToolResult({
-            status: r.status as ToolResultStatus,
-            data: r.data,
-            error: r.error,
-            params: r.params,
-          }),
-        })
-        break
-      }
-      case "ai_answer_end": {
-        const { costs } = message.data.metadata
-        return {
-          result: message.data.analysis,
-          toolCalls,
-          messages: message.data.conversation_history,
-          numLlmCalls: costs.num_llm_calls,
-          totalCost: costs.total_cost,
-          totalTokens: costs.total_tokens,
-          promptTokens: costs.prompt_tokens,
-          completionTokens: costs.completion_tokens,
-          metadata: message.data.metadata,
-        }
-      }
-      case "error":
-        throw new ModelError(message.data.msg, "invalid_response")
-      case "approval_required":
-      case "start_tool_calling":
-      case "ai_message":
-      case "token_count":
-      case "conversation_history_compaction_start":
-      case "conversation_history_compacted":
-        break
-      default: {
-        const unknown: never = message
-        throw new Error(`Unhandled event ${JSON.stringify(unknown)}`)
-      }
-    }
+  /** The spec's `call`: runs the conversation to its answer. */
+  async call(messages: ChatMessage[], options: RunOptions = {}): Promise<LLMResult> {
+    return llmResult(await this.run(messages, options))
   }
-  throw new ModelError("The conversation ended without an answer.", "invalid_response")
 }

@@ -20,6 +20,8 @@ export type StepContext = {
   toMessage: (finished: FinishedCall) => ToolMessage
   /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
   output: OutputBudget
+  /** The run's hook on each call the model asks for (AgentOptions.onToolCall). */
+  onToolCall?: (call: ToolCall) => void
 }
 
 /** The per-request parts of a StepContext, from the executor's limits. */
@@ -74,8 +76,10 @@ export async function* runToolCalls(
   ctx: StepContext,
 ): AsyncGenerator<StreamMessage, StepOutcome> {
   const prepared = calls.map((call) => refuseRepeats(ctx.executor.prepare(call), ctx.seen))
-  for (const p of prepared)
+  for (const p of prepared) {
+    ctx.onToolCall?.(p.call)
     yield { event: "start_tool_calling", data: { tool_name: p.call.function.name, id: p.call.id } }
+  }
 
   const finishedById = new Map<string, FinishedCall>()
   const pending: PendingApproval[] = []

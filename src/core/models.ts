@@ -1,8 +1,11 @@
 /** Public entry point `dupin/core/models`: result and event types. */
+
+export type { CollectedCall, RunOutcome } from "../agent/collect.ts"
 export type {
   FollowUpAction,
   Metadata,
   PendingApproval,
+  StopReason,
   StreamMessage,
   TokenCounts,
   Truncation,

@@ -1,3 +1,9 @@
-/** Public entry point `dupin/core/tool_calling_llm`. */
-export type { ApprovalCallback, ApprovalDecision } from "../agent/approval.ts"
-export { type CallOptions, ToolCallingLLM, type ToolCallingLLMInit } from "../agent/tool-calling-llm.ts"
+/** Public entry point `dupin/core/tool_calling_llm`: the engine door and its run options. */
+export type { ApprovalCallback, ApprovalDecision, ApprovalMode } from "../agent/approval.ts"
+export type { ToolDecision } from "../agent/decisions.ts"
+export {
+  type CallOptions,
+  type RunOptions,
+  ToolCallingLLM,
+  type ToolCallingLLMInit,
+} from "../agent/tool-calling-llm.ts"

@@ -1,6 +1,6 @@
+import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
 import type { AssistantMessage, ChatMessage, ContentPart, ToolCall } from "../llm/types.ts"
-import { echo, echoList } from "./echo.ts"
 
 export type ValidHistory = {
   /** Rebuilt from known fields only, so nothing a client adds travels on to a provider. */

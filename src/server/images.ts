@@ -1,7 +1,7 @@
+import { echo } from "../agent/echo.ts"
 import type { ImageLimits } from "../config/settings.ts"
 import { RequestError } from "../errors.ts"
 import type { ImagePart } from "../llm/types.ts"
-import { echo } from "./echo.ts"
 
 /** A request's `images` element (spec "Image object"), or its short form, a bare URL. */
 export type ImageInput =

@@ -1,5 +1,6 @@
-import type { ApprovalDecision, ApprovalMode } from "../agent/approval.ts"
-import type { AgentOptions } from "../agent/loop.ts"
+import type { ApprovalMode } from "../agent/approval.ts"
+import { checkDecisions, type ToolDecision } from "../agent/decisions.ts"
+import { echo, echoList } from "../agent/echo.ts"
 import { buildInitialAskMessages, buildUserMessage } from "../agent/prompt/messages.ts"
 import {
   isPromptSection,
@@ -8,6 +9,7 @@ import {
   resolveSections,
 } from "../agent/prompt/sections.ts"
 import { findPendingTurn } from "../agent/resume.ts"
+import { type RunOptions, ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
@@ -15,7 +17,6 @@ import { runbookCatalogFor, toolExecutorFor } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
-import { echo, echoList } from "./echo.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
 import { structuredOutput } from "./response-format.ts"
@@ -24,8 +25,11 @@ import { structuredOutput } from "./response-format.ts"
 export type ChatPlan = {
   stream: boolean
   model: ChatModel
-  /** runAgent's options except the abort signal, which belongs to the connection. */
-  agent: Omit<AgentOptions, "signal">
+  /** The engine for this request's model. */
+  llm: ToolCallingLLM
+  messages: ChatMessage[]
+  /** The run's options except the abort signal, which belongs to the connection. */
+  run: Omit<RunOptions, "signal">
 }
 
 /**
@@ -61,14 +65,14 @@ export async function prepareChat(
 
   let messages: ChatMessage[]
   let firstTurn = true
-  let decisionMap: Map<string, ApprovalDecision> | undefined
+  let checked: readonly ToolDecision[] | undefined
   let followUp: ChatMessage | undefined
   if (body.conversation_history) {
     const history = validateHistory(body.conversation_history)
     firstTurn = !history.hasAssistant
     messages = history.messages
     if (decisions) {
-      decisionMap = checkDecisions(decisions, history, signer)
+      checked = verifyDecisions(decisions, history, signer)
       // An empty ask resumes from the history; a question (or images) becomes a new user message.
       if (ask.trim() !== "" || images.length > 0) followUp = userMessage()
     } else {
@@ -106,16 +110,18 @@ export async function prepareChat(
   return {
     stream: body.stream ?? false,
     model,
-    agent: {
+    llm: new ToolCallingLLM({
       model,
-      executor,
-      messages,
+      toolExecutor: executor,
       maxSteps: config.maxSteps,
-      approval,
       context: config.context,
+    }),
+    messages,
+    run: {
+      approval,
       followUpActions: firstTurn ? [...config.followUpActions] : [],
       ...(structured ?? {}),
-      ...(decisionMap ? { decisions: decisionMap } : {}),
+      ...(checked ? { decisions: checked } : {}),
       ...(followUp ? { followUp } : {}),
     },
   }
@@ -152,39 +158,16 @@ function imageParts(body: ChatRequestBody, model: ChatModel, config: Config): Co
 }
 
 /**
- * Every pending call needs exactly one decision and a valid signature before anything runs: a
- * client may decide a call, never alter or invent one. Returns the decisions by call id.
+ * The engine's decision check (one decision per pending call, nothing else), then the HTTP face's
+ * own proof: a client may decide a call, never alter or invent one. Runs before the stream opens.
  */
-function checkDecisions(
-  decisions: ReadonlyArray<{ tool_call_id: string; approved: boolean; feedback?: string | null | undefined }>,
+function verifyDecisions(
+  decisions: readonly ToolDecision[],
   history: { messages: readonly ChatMessage[]; pending: readonly ToolCall[] },
   signer: ApprovalSigner,
-): Map<string, ApprovalDecision> {
+): readonly ToolDecision[] {
   const { pending } = history
-  if (pending.length === 0) {
-    throw new RequestError(
-      "tool_decisions were sent, but the conversation has no tool call waiting for approval.",
-    )
-  }
-  const byId = new Map<string, ApprovalDecision>()
-  for (const d of decisions) {
-    if (byId.has(d.tool_call_id))
-      throw new RequestError(`tool_decisions names ${echo(d.tool_call_id)} twice.`)
-    byId.set(d.tool_call_id, { approved: d.approved, ...(d.feedback ? { feedback: d.feedback } : {}) })
-  }
-  const pendingIds = new Set(pending.map((c) => c.id))
-  const stray = [...byId.keys()].filter((id) => !pendingIds.has(id))
-  if (stray.length > 0) {
-    throw new RequestError(
-      `tool_decisions names ${echoList(stray)}, which is not a tool call waiting for approval.`,
-    )
-  }
-  const missing = pending.filter((c) => !byId.has(c.id)).map((c) => c.id)
-  if (missing.length > 0) {
-    throw new RequestError(
-      `Every tool call waiting for approval needs a decision; missing: ${echoList(missing)}.`,
-    )
-  }
+  checkDecisions(pending, decisions)
   // All signatures are checked, denied calls included: a forged history is refused as a whole.
   const turn = findPendingTurn(history.messages)
   const conversation = conversationId(history.messages.slice(0, (turn?.index ?? -1) + 1))
@@ -199,7 +182,7 @@ function checkDecisions(
   // same history cannot both get past them.
   const full = signer.spend(pending)
   if (full) throw new RequestError(`The tool decisions cannot be accepted now: ${full}.`)
-  return byId
+  return decisions
 }
 
 function joinAdditions(...parts: Array<string | null | undefined>): string | undefined {

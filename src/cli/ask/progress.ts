@@ -1,11 +1,10 @@
 import type { StreamMessage } from "../../agent/events.ts"
 import { ModelError } from "../../errors.ts"
+import type { ToolCall } from "../../llm/types.ts"
 import { clip, formatCall, formatDuration, parseArguments } from "./format.ts"
 
 export type ProgressOptions = {
   write: (text: string) => void
-  /** The arguments of a call the model made, by call id (see CallRecorder). */
-  callArguments: (id: string) => Record<string, unknown> | undefined
   now?: () => number
 }
 
@@ -18,15 +17,25 @@ const MAX_ERROR = 160
  */
 export class Progress {
   readonly #write: (text: string) => void
-  readonly #args: ProgressOptions["callArguments"]
+  /** Arguments of the calls the engine reported (onToolCall), by call id, for the start lines. */
+  readonly #args = new Map<string, Record<string, unknown>>()
   readonly #now: () => number
   readonly #started = new Map<string, number>()
   #held: string[] | undefined
 
   constructor(options: ProgressOptions) {
     this.#write = options.write
-    this.#args = options.callArguments
     this.#now = options.now ?? (() => performance.now())
+  }
+
+  /** The engine's hook on each call as it starts: its arguments, which the events do not carry. */
+  onToolCall(call: ToolCall): void {
+    this.#args.set(call.id, parseArguments(call.function.arguments))
+  }
+
+  /** Forgets the calls of a finished conversation (`/clear`). */
+  clear(): void {
+    this.#args.clear()
   }
 
   /** Renders one engine event; the final answer itself is the caller's to print. */
@@ -35,7 +44,7 @@ export class Progress {
       case "start_tool_calling": {
         const { id, tool_name } = message.data
         this.#started.set(id, this.#now())
-        this.line(`▸ ${formatCall(tool_name, this.#args(id) ?? {})}`)
+        this.line(`▸ ${formatCall(tool_name, this.#args.get(id) ?? {})}`)
         return
       }
       case "tool_calling_result": {
@@ -97,15 +106,5 @@ export class Progress {
     const held = this.#held ?? []
     this.#held = undefined
     for (const text of held) this.#write(`${text}\n`)
-  }
-}
-
-/** Arguments of a recorded call, parsed for display. */
-export function recordedArguments(
-  lookup: (id: string) => { function: { arguments: string } } | undefined,
-): (id: string) => Record<string, unknown> | undefined {
-  return (id: string): Record<string, unknown> | undefined => {
-    const call = lookup(id)
-    return call ? parseArguments(call.function.arguments) : undefined
   }
 }

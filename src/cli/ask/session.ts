@@ -3,18 +3,16 @@ import type { Metadata } from "../../agent/events.ts"
 import type { AttachedFile } from "../../agent/prompt/build.ts"
 import { buildInitialAskMessages, buildUserMessage } from "../../agent/prompt/messages.ts"
 import { type PromptSection, resolveSections } from "../../agent/prompt/sections.ts"
+import { type ChatResponseBody, chatResponseBody } from "../../agent/response-body.ts"
 import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
 import type { Config } from "../../config/config.ts"
 import type { ChatMessage } from "../../llm/types.ts"
 import { runbookCatalogFor } from "../../runtime/runtime.ts"
-import { type ChatResponseBody, collectResponse } from "../../server/chat-response.ts"
-import type { CallRecorder } from "./call-recorder.ts"
 import type { Progress } from "./progress.ts"
 
 export type SessionInit = {
   config: Config
   llm: ToolCallingLLM
-  recorder: CallRecorder
   progress: Progress
   approval: ApprovalCallback
   /** Context attached to every conversation's opening question (again after `/clear`). */
@@ -53,7 +51,7 @@ export class AskSession {
   clear(): void {
     this.#history = undefined
     this.#metadata = undefined
-    this.#init.recorder.clear()
+    this.#init.progress.clear()
   }
 
   /** Runs one question to its answer; the body is what `POST /api/chat` returns (`ask --json`). */
@@ -63,14 +61,19 @@ export class AskSession {
     const messages = first
       ? await this.#opening(question)
       : [...(this.#history ?? []), this.#followUp(question)]
-    const events = llm.callStream(messages, {
-      approvalCallback: this.#init.approval,
-      signal,
-      // CONTRACT §5: the configured actions on a first turn, none on later ones.
-      followUpActions: first ? [...config.followUpActions] : [],
-    })
-    // The same collector as the HTTP API, so `ask --json` prints exactly its body.
-    const body = await collectResponse(events, (event) => progress.onEvent(event))
+    const outcome = await llm.run(
+      messages,
+      {
+        approvalCallback: this.#init.approval,
+        signal,
+        // CONTRACT §5: the configured actions on a first turn, none on later ones.
+        followUpActions: first ? [...config.followUpActions] : [],
+        onToolCall: (call) => progress.onToolCall(call),
+      },
+      (event) => progress.onEvent(event),
+    )
+    // The same mapping as the HTTP API, so `ask --json` prints exactly its body.
+    const body = chatResponseBody(outcome)
     this.#history = body.conversation_history
     this.#metadata = body.metadata
     return body

@@ -5,11 +5,10 @@ import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
-import { CallRecorder } from "../ask/call-recorder.ts"
 import { Interrupts } from "../ask/interrupts.ts"
 import { LineReader } from "../ask/line-reader.ts"
 import { askOptions } from "../ask/options.ts"
-import { Progress, recordedArguments } from "../ask/progress.ts"
+import { Progress } from "../ask/progress.ts"
 import { followUpLoop } from "../ask/repl.ts"
 import { AskSession } from "../ask/session.ts"
 import { readPipedStdin } from "../ask/stdin.ts"
@@ -42,10 +41,10 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   })
   // Everything the operator could have got wrong (model, key, toolset files) fails here, before
   // stdin is read or a question is sent.
-  const recorder = new CallRecorder(config.createModel())
+  const model = config.createModel()
   const executor = toolExecutorFor(config)
   const llm = new ToolCallingLLM({
-    model: recorder,
+    model,
     toolExecutor: executor,
     maxSteps: config.maxSteps,
     context: config.context,
@@ -54,7 +53,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // subprocesses while the tokenizer parses its ranks on the CPU, so started together they
   // overlap; each is cached and awaited again where it is used.
   executor.ensureReady().catch(() => undefined)
-  TokenCounter.forModel(recorder.info.id).catch(() => undefined)
+  TokenCounter.forModel(model.info.id).catch(() => undefined)
 
   const interrupts = new Interrupts({
     write: writeStderr,
@@ -64,10 +63,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   interrupts.install()
   const stdin = terminal ? undefined : await readPipedStdin()
   const reader = terminal ? new LineReader(process.stdin, writeStderr) : undefined
-  const progress = new Progress({
-    write: writeStderr,
-    callArguments: recordedArguments((id) => recorder.call(id)),
-  })
+  const progress = new Progress({ write: writeStderr })
   const approval = options.yes
     ? approveAll
     : reader
@@ -76,7 +72,6 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   const session = new AskSession({
     config,
     llm,
-    recorder,
     progress,
     approval,
     attachments: { filePaths: options.files, files: stdin ? [stdin] : [] },

@@ -1,10 +1,9 @@
 import type { StreamMessage } from "../../agent/events.ts"
-import { runAgent } from "../../agent/loop.ts"
+import { chatResponseBody } from "../../agent/response-body.ts"
 import type { Config } from "../../config/config.ts"
 import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
 import type { ApprovalSigner } from "../approvals.ts"
 import type { ChatRequestBody } from "../chat-request.ts"
-import { collectResponse } from "../chat-response.ts"
 import { jsonResponse } from "../errors.ts"
 import { prepareChat } from "../prepare-chat.ts"
 import { type ActiveRuns, ClientGone, ServerShuttingDown } from "../runs.ts"
@@ -30,7 +29,7 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
   if (deps.runs.closing) throw new ServerShuttingDown()
   const plan = await prepareChat(body, deps.config, deps.signer)
   deps.noteModel(request, plan.model.name)
-  for (const decision of plan.agent.decisions?.values() ?? []) {
+  for (const decision of plan.run.decisions ?? []) {
     deps.metrics.approvals.inc({ outcome: decision.approved ? "approved" : "denied" })
   }
 
@@ -41,14 +40,14 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
   request.signal.addEventListener("abort", onClientGone, { once: true })
   // Looked up per event: the executor knows its full tool set only once the run has checked it.
   const known = (name: string) =>
-    name === READ_TOOL_OUTPUT || Object.hasOwn(plan.agent.executor.toolsByName, name)
+    name === READ_TOOL_OUTPUT || Object.hasOwn(plan.llm.toolExecutor.toolsByName, name)
   const observe = deps.metrics.observer(plan.model.name, known)
-  const events = runAgent({ ...plan.agent, signal: abort.signal })
 
   if (plan.stream) {
     deps.metrics.activeStreams.add(1)
     const { promise: closed, resolve } = Promise.withResolvers<void>()
     deps.runs.track(abort, closed)
+    const events = plan.llm.callStream(plan.messages, { ...plan.run, signal: abort.signal })
     return sseResponse(observed(events, observe), {
       abort,
       pingIntervalMs: deps.pingIntervalMs,
@@ -61,7 +60,9 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
     })
   }
 
-  const run = collectResponse(events, observe)
+  const run = plan.llm
+    .run(plan.messages, { ...plan.run, signal: abort.signal }, observe)
+    .then(chatResponseBody)
   deps.runs.track(abort, run)
   try {
     return jsonResponse(200, await run)
@@ -81,9 +82,10 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
 }
 
 async function* observed(
-  events: AsyncGenerator<StreamMessage, void>,
+  events: AsyncIterable<StreamMessage>,
   observe: (message: StreamMessage) => void,
 ): AsyncGenerator<StreamMessage, void> {
+  // for-await: a client that hangs up returns this generator, which returns the run (cleanup).
   for await (const message of events) {
     observe(message)
     yield message

@@ -1,3 +1,4 @@
+// In agent/ because the engine's decision check quotes caller values too, not only the HTTP validators.
 /** Characters of a caller's value repeated in an error message. */
 const MAX_ECHO = 80
 
