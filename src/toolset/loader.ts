@@ -11,7 +11,12 @@ import { CommandTemplate } from "../tool/template.ts"
 import { Toolset } from "../tool/toolset.ts"
 import { CommandPrerequisite } from "./command-prerequisite.ts"
 import { applyOverride, isOverride } from "./override.ts"
-import { parseToolsetsMap, type ToolDefinition, type ToolsetDefinition, Validator } from "./schema.ts"
+import {
+  parseToolsetDocument,
+  parseToolsetsMap,
+  type ToolDefinition,
+  type ToolsetDefinition,
+} from "./schema.ts"
 import { YamlTool } from "./yaml-tool.ts"
 
 export type { ToolsetDefinition } from "./schema.ts"
@@ -28,9 +33,7 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetDefinit
   }
   if (!isMap(doc.contents))
     throw new ConfigError(`${fileName}: expected a mapping with a top-level \`toolsets:\` key`, fileName)
-  const root = new Validator(fileName).object(doc.toJS(), "(top level)")
-  new Validator(fileName).keys(root, "(top level)", ["toolsets"])
-  const definitions = parseToolsetsMap(root.toolsets ?? {}, fileName)
+  const definitions = parseToolsetDocument(doc.toJS(), fileName)
   const ignored = definitions.flatMap((d) => d.ignored)
   if (ignored.length > 0)
     log.info("toolset file: HolmesGPT keys accepted but not used", { file: fileName, keys: ignored })

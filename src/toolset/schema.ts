@@ -1,8 +1,13 @@
 /**
- * The YAML toolset format (CONTRACT §6), validated strictly by hand so every message names the
- * file and the exact key path: `toolsets.yaml: toolsets.linux/host.tools[2].timeout: expected a
- * positive integer`. HolmesGPT's keys that dupin does not act on are accepted and reported.
+ * The YAML toolset format (CONTRACT §6) as TypeBox schemas, checked like the config file so every
+ * message names the file and the exact key path: `toolsets.yaml: toolsets.linux/host.tools[2]
+ * .timeout: expected a positive integer`. What a schema cannot say (unique tool names, templates
+ * that parse, regular expressions that compile) is checked after it, with the same message form.
+ * HolmesGPT's keys that dupin does not act on are accepted and reported.
  */
+import { type Static, type TSchema, Type } from "@sinclair/typebox"
+import { TypeCompiler } from "@sinclair/typebox/compiler"
+import { assertValid } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit, ToolParameterType } from "../tool/parameter.ts"
 import { CommandTemplate, TemplateError } from "../tool/template.ts"
@@ -44,230 +49,260 @@ export type ToolsetDefinition = {
 /** OpenAI's rule for function names; every provider accepts it. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
-const TOOLSET_KEYS = [
-  "description",
-  "enabled",
-  "llm_instructions",
-  "prerequisites",
-  "tools",
-  "config",
-  "docs_url",
-  "tags",
-]
-const TOOLSET_IGNORED = ["icon_url", "installation_instructions", "transformers"]
-const TOOL_KEYS = ["name", "description", "command", "script", "parameters", "timeout", "requires_approval"]
-const TOOL_IGNORED = ["user_description", "transformers"]
-const PARAM_KEYS = [
-  "type",
-  "description",
-  "required",
-  "default",
-  "enum",
-  "pattern",
-  "allow_leading_dash",
-  "items",
-  "properties",
-  "program",
-]
 const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
+/** HolmesGPT keys accepted and reported, never acted on. */
+const TOOLSET_IGNORED = ["icon_url", "installation_instructions", "transformers"]
+const TOOL_IGNORED = ["user_description", "transformers"]
+
+const Str = Type.String({ expected: "a string" })
+const Bool = Type.Boolean({ expected: "true or false" })
+const Mapping = Type.Record(Type.String(), Type.Unknown(), { expected: "a mapping" })
+const Ignored = Type.Optional(Type.Unknown())
+const listOf = <T extends TSchema>(item: T) => Type.Array(item, { expected: "a list" })
+const strict = { additionalProperties: false, expected: "a mapping" } as const
+
+const ParameterSchema = Type.Recursive(
+  (This) =>
+    Type.Object(
+      {
+        type: Type.Optional(
+          Type.Union(
+            PARAM_TYPES.map((t) => Type.Literal(t)),
+            { expected: `one of ${PARAM_TYPES.join(", ")}` },
+          ),
+        ),
+        description: Type.Optional(Str),
+        required: Type.Optional(Bool),
+        default: Type.Optional(Type.Unknown()),
+        enum: Type.Optional(
+          listOf(Type.Union([Type.String(), Type.Number()], { expected: "a string or number" })),
+        ),
+        pattern: Type.Optional(Str),
+        allow_leading_dash: Type.Optional(Bool),
+        items: Type.Optional(This),
+        properties: Type.Optional(Type.Record(Type.String(), This, { expected: "a mapping" })),
+        /** The value is a program text in this grammar (`program: jq`). */
+        program: Type.Optional(
+          Type.Union(
+            PROGRAM_KINDS.map((k) => Type.Literal(k)),
+            { expected: `one of ${PROGRAM_KINDS.join(", ")}` },
+          ),
+        ),
+      },
+      strict,
+    ),
+  { $id: "ToolParameter" },
+)
+type ParameterBody = Static<typeof ParameterSchema>
+
+const PrerequisiteSchema = Type.Object(
+  { command: Type.Optional(Str), expected_output: Type.Optional(Str), env: Type.Optional(listOf(Str)) },
+  strict,
+)
+
+const ToolSchema = Type.Object(
+  {
+    name: Str,
+    description: Str,
+    command: Type.Optional(Str),
+    /** HolmesGPT's name for `command`. */
+    script: Type.Optional(Str),
+    parameters: Type.Optional(Type.Record(Type.String(), ParameterSchema, { expected: "a mapping" })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, expected: "a positive integer" })),
+    requires_approval: Type.Optional(Bool),
+    additional_instructions: Type.Optional(Str),
+    user_description: Ignored,
+    transformers: Ignored,
+  },
+  strict,
+)
+type ToolBody = Static<typeof ToolSchema>
+
+const ToolsetSchema = Type.Object(
+  {
+    description: Type.Optional(Str),
+    enabled: Type.Optional(Bool),
+    llm_instructions: Type.Optional(Str),
+    /** HolmesGPT's name for `llm_instructions`. */
+    additional_instructions: Type.Optional(Str),
+    prerequisites: Type.Optional(listOf(PrerequisiteSchema)),
+    tools: Type.Optional(listOf(ToolSchema)),
+    config: Type.Optional(Mapping),
+    docs_url: Type.Optional(Str),
+    tags: Type.Optional(listOf(Str)),
+    icon_url: Ignored,
+    installation_instructions: Ignored,
+    transformers: Ignored,
+  },
+  strict,
+)
+type ToolsetBody = Static<typeof ToolsetSchema>
+
+const ToolsetsMapSchema = Type.Record(Type.String(), ToolsetSchema, { expected: "a mapping" })
+
+/** A toolset file: one `toolsets:` map. */
+export const ToolsetFileSchema = Type.Object({ toolsets: Type.Optional(ToolsetsMapSchema) }, strict)
+
+const checkFile = TypeCompiler.Compile(ToolsetFileSchema)
+const checkMap = TypeCompiler.Compile(ToolsetsMapSchema)
+
+/** Validates a whole toolset file's content (already parsed from YAML). */
+export function parseToolsetDocument(value: unknown, fileName: string): ToolsetDefinition[] {
+  const root = withoutNulls(value)
+  assertValid(checkFile, root, { file: fileName })
+  return definitions(root.toolsets ?? {}, (value as { toolsets?: unknown }).toolsets, fileName, "toolsets")
+}
 
 /** Validates one `toolsets:` map. `base` is the key path of the map itself. */
 export function parseToolsetsMap(value: unknown, fileName: string, base = "toolsets"): ToolsetDefinition[] {
-  const v = new Validator(fileName)
-  const map = v.object(value, base)
-  return Object.entries(map).map(([name, body]) => parseToolset(v, name, body, `${base}.${name}`))
+  const map = withoutNulls(value)
+  assertValid(checkMap, map, { file: fileName, base })
+  return definitions(map, value, fileName, base)
 }
 
-function parseToolset(v: Validator, name: string, value: unknown, path: string): ToolsetDefinition {
-  const body = v.object(value, path)
-  v.keys(body, path, [...TOOLSET_KEYS, ...TOOLSET_IGNORED, "additional_instructions"])
+/** `raw` is the map as written: its keys, nulls included, tell a definition from an override. */
+function definitions(
+  map: Record<string, ToolsetBody>,
+  raw: unknown,
+  fileName: string,
+  base: string,
+): ToolsetDefinition[] {
+  return Object.entries(map).map(([name, body]) => ({
+    ...toolsetDefinition(name, body, fileName, `${base}.${name}`),
+    keys: Object.keys((raw as Record<string, object>)[name] ?? {}),
+  }))
+}
+
+/** Checks with the same message form as the schema's, for what a schema cannot say. */
+function fail(fileName: string, path: string, expected: string): never {
+  throw new ConfigError(`${fileName}: ${path}: ${expected}`, fileName)
+}
+
+function toolsetDefinition(
+  name: string,
+  body: ToolsetBody,
+  fileName: string,
+  path: string,
+): ToolsetDefinition {
   const ignored = TOOLSET_IGNORED.filter((k) => k in body).map((k) => `${path}.${k}`)
-  const tools = v
-    .list(body.tools ?? [], `${path}.tools`)
-    .map((t, i) => parseTool(v, t, `${path}.tools[${i}]`, ignored))
+  const tools = (body.tools ?? []).map((tool, i) => {
+    const at = `${path}.tools[${i}]`
+    ignored.push(...TOOL_IGNORED.filter((k) => k in tool).map((k) => `${at}.${k}`))
+    return toolDefinition(tool, fileName, at)
+  })
   const seen = new Map<string, number>()
   for (const [i, tool] of tools.entries()) {
     const first = seen.get(tool.name)
     if (first !== undefined)
-      v.fail(`${path}.tools[${i}].name`, `duplicate tool name "${tool.name}" (also tools[${first}])`)
+      fail(fileName, `${path}.tools[${i}].name`, `duplicate tool name "${tool.name}" (also tools[${first}])`)
     seen.set(tool.name, i)
   }
   return {
     name,
-    fileName: v.fileName,
+    fileName,
     keys: Object.keys(body),
-    description: v.optionalString(body.description, `${path}.description`),
-    enabled: v.optionalBoolean(body.enabled, `${path}.enabled`),
-    llmInstructions: v.optionalString(
-      body.llm_instructions ?? body.additional_instructions,
-      `${path}.llm_instructions`,
-    ),
-    prerequisites: v
-      .list(body.prerequisites ?? [], `${path}.prerequisites`)
-      .map((p, i) => parsePrerequisite(v, p, `${path}.prerequisites[${i}]`)),
+    description: body.description,
+    enabled: body.enabled,
+    llmInstructions: body.llm_instructions ?? body.additional_instructions,
+    prerequisites: (body.prerequisites ?? []).map((p, i) => {
+      const at = `${path}.prerequisites[${i}]`
+      if (p.env !== undefined) {
+        if (p.command !== undefined || p.expected_output !== undefined)
+          fail(fileName, at, "expected `command` or `env`, not both")
+        return { env: p.env }
+      }
+      if (p.command === undefined) fail(fileName, at, "expected `command` or `env`")
+      return p.expected_output === undefined
+        ? { command: p.command }
+        : { command: p.command, expectedOutput: p.expected_output }
+    }),
     tools,
-    config:
-      body.config === undefined || body.config === null ? undefined : v.object(body.config, `${path}.config`),
-    docsUrl: v.optionalString(body.docs_url, `${path}.docs_url`),
-    tags:
-      body.tags === undefined
-        ? undefined
-        : v.list(body.tags, `${path}.tags`).map((t, i) => v.string(t, `${path}.tags[${i}]`)),
+    config: body.config,
+    docsUrl: body.docs_url,
+    tags: body.tags,
     ignored,
   }
 }
 
-function parsePrerequisite(v: Validator, value: unknown, path: string): PrerequisiteDefinition {
-  const body = v.object(value, path)
-  if ("env" in body) {
-    v.keys(body, path, ["env"])
-    return { env: v.list(body.env, `${path}.env`).map((e, i) => v.string(e, `${path}.env[${i}]`)) }
-  }
-  v.keys(body, path, ["command", "expected_output"])
-  if (body.command === undefined) v.fail(path, "expected `command` or `env`")
-  const command = v.string(body.command, `${path}.command`)
-  const expectedOutput = v.optionalString(body.expected_output, `${path}.expected_output`)
-  return expectedOutput === undefined ? { command } : { command, expectedOutput }
-}
-
-function parseTool(v: Validator, value: unknown, path: string, ignored: string[]): ToolDefinition {
-  const body = v.object(value, path)
-  v.keys(body, path, [...TOOL_KEYS, ...TOOL_IGNORED, "additional_instructions"])
-  ignored.push(...TOOL_IGNORED.filter((k) => k in body).map((k) => `${path}.${k}`))
-  const name = v.string(body.name, `${path}.name`)
-  if (!TOOL_NAME.test(name)) v.fail(`${path}.name`, `"${name}" must match ${TOOL_NAME.source}`)
+function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDefinition {
+  if (!TOOL_NAME.test(body.name))
+    fail(fileName, `${path}.name`, `"${body.name}" must match ${TOOL_NAME.source}`)
   if (body.command !== undefined && body.script !== undefined)
-    v.fail(path, "give `command` or `script`, not both")
+    fail(fileName, path, "give `command` or `script`, not both")
   const key = body.script !== undefined ? "script" : "command"
-  const command = v.string(body[key], `${path}.${key}`)
-  let timeout: number | undefined
-  if (body.timeout !== undefined) {
-    if (!Number.isInteger(body.timeout) || (body.timeout as number) <= 0)
-      v.fail(`${path}.timeout`, "expected a positive integer")
-    timeout = body.timeout as number
-  }
+  const command = body.script ?? body.command
+  if (command === undefined) fail(fileName, `${path}.command`, "required, expected a string")
   const parameters: Record<string, ToolParameterInit> = {}
   const programs: Record<string, ProgramKind> = {}
-  for (const [param, spec] of Object.entries(v.object(body.parameters ?? {}, `${path}.parameters`))) {
+  for (const [param, spec] of Object.entries(body.parameters ?? {})) {
+    const at = `${path}.parameters.${param}`
     if (!IDENT.test(param))
-      v.fail(
-        `${path}.parameters.${param}`,
-        "a parameter name must be a letter or _ then letters, digits or _",
-      )
-    parameters[param] = parseParameter(v, spec, `${path}.parameters.${param}`)
-    const program = parseProgram(v, spec, `${path}.parameters.${param}`)
-    if (program) programs[param] = program
+      fail(fileName, at, "a parameter name must be a letter or _ then letters, digits or _")
+    parameters[param] = parameterInit(spec, fileName, at)
+    if (spec.program !== undefined) {
+      if ((spec.type ?? "string") !== "string")
+        fail(fileName, `${at}.program`, "only a string parameter holds a program")
+      programs[param] = spec.program
+    }
   }
   try {
     // With the declared types, a non-integer parameter where bash evaluates its value (arithmetic,
     // subscripts, names) is a load error rather than a refusal at every call.
     new CommandTemplate(command, { parameterType: (name) => parameters[name]?.type })
   } catch (error) {
-    if (error instanceof TemplateError) v.fail(`${path}.${key}`, error.message)
+    if (error instanceof TemplateError) fail(fileName, `${path}.${key}`, error.message)
     throw error
   }
   return {
-    name,
-    description: v.string(body.description, `${path}.description`),
+    name: body.name,
+    description: body.description,
     command,
     parameters,
     programs,
-    timeout,
-    requiresApproval: v.optionalBoolean(body.requires_approval, `${path}.requires_approval`) ?? false,
-    additionalInstructions: v.optionalString(body.additional_instructions, `${path}.additional_instructions`),
+    timeout: body.timeout,
+    requiresApproval: body.requires_approval ?? false,
+    additionalInstructions: body.additional_instructions,
   }
 }
 
-function parseParameter(v: Validator, value: unknown, path: string): ToolParameterInit {
-  const body = v.object(value, path)
-  v.keys(body, path, PARAM_KEYS)
-  const type = (body.type ?? "string") as ToolParameterType
-  if (!PARAM_TYPES.includes(type)) v.fail(`${path}.type`, `expected one of ${PARAM_TYPES.join(", ")}`)
-  const init: ToolParameterInit = { type }
-  const description = v.optionalString(body.description, `${path}.description`)
-  if (description !== undefined) init.description = description
-  const required = v.optionalBoolean(body.required, `${path}.required`)
-  if (required !== undefined) init.required = required
-  if (body.default !== undefined && body.default !== null) init.default = body.default
-  if (body.enum !== undefined) {
-    init.enum = v.list(body.enum, `${path}.enum`).map((e, i) => {
-      if (typeof e !== "string" && typeof e !== "number")
-        v.fail(`${path}.enum[${i}]`, "expected a string or number")
-      return e as string | number
-    })
-  }
+function parameterInit(body: ParameterBody, fileName: string, path: string): ToolParameterInit {
+  const init: ToolParameterInit = { type: body.type ?? "string" }
+  if (body.description !== undefined) init.description = body.description
+  if (body.required !== undefined) init.required = body.required
+  if (body.default !== undefined) init.default = body.default
+  if (body.enum !== undefined) init.enum = body.enum
   if (body.pattern !== undefined) {
-    const pattern = v.string(body.pattern, `${path}.pattern`)
     try {
-      new RegExp(pattern, "u")
+      new RegExp(body.pattern, "u")
     } catch {
-      v.fail(`${path}.pattern`, "not a valid regular expression")
+      fail(fileName, `${path}.pattern`, "not a valid regular expression")
     }
-    init.pattern = pattern
+    init.pattern = body.pattern
   }
-  const allowLeadingDash = v.optionalBoolean(body.allow_leading_dash, `${path}.allow_leading_dash`)
-  if (allowLeadingDash !== undefined) init.allowLeadingDash = allowLeadingDash
-  if (body.items !== undefined) init.items = parseParameter(v, body.items, `${path}.items`)
+  if (body.allow_leading_dash !== undefined) init.allowLeadingDash = body.allow_leading_dash
+  if (body.items !== undefined) init.items = parameterInit(body.items, fileName, `${path}.items`)
   if (body.properties !== undefined) {
     init.properties = Object.fromEntries(
-      Object.entries(v.object(body.properties, `${path}.properties`)).map(([k, p]) => [
+      Object.entries(body.properties).map(([k, p]) => [
         k,
-        parseParameter(v, p, `${path}.properties.${k}`),
+        parameterInit(p, fileName, `${path}.properties.${k}`),
       ]),
     )
   }
   return init
 }
 
-/** `program: jq`: the string value is a program text that must parse in that program's grammar. */
-function parseProgram(v: Validator, value: unknown, path: string): ProgramKind | undefined {
-  const body = value as Record<string, unknown>
-  if (body.program === undefined) return undefined
-  const program = v.string(body.program, `${path}.program`)
-  if (!PROGRAM_KINDS.includes(program as ProgramKind))
-    v.fail(`${path}.program`, `expected one of ${PROGRAM_KINDS.join(", ")}`)
-  if ((body.type ?? "string") !== "string")
-    v.fail(`${path}.program`, "only a string parameter holds a program")
-  return program as ProgramKind
-}
-
-/** Type checks that throw ConfigError naming file and key path. */
-export class Validator {
-  constructor(readonly fileName: string) {}
-
-  fail(path: string, expected: string): never {
-    throw new ConfigError(`${this.fileName}: ${path}: ${expected}`, this.fileName)
-  }
-
-  object(value: unknown, path: string): Record<string, unknown> {
-    if (value === null || typeof value !== "object" || Array.isArray(value))
-      this.fail(path, "expected a mapping")
-    return value as Record<string, unknown>
-  }
-
-  list(value: unknown, path: string): unknown[] {
-    if (!Array.isArray(value)) this.fail(path, "expected a list")
-    return value as unknown[]
-  }
-
-  string(value: unknown, path: string): string {
-    if (typeof value !== "string")
-      this.fail(path, value === undefined ? "required, expected a string" : "expected a string")
-    return value as string
-  }
-
-  optionalString(value: unknown, path: string): string | undefined {
-    return value === undefined || value === null ? undefined : this.string(value, path)
-  }
-
-  optionalBoolean(value: unknown, path: string): boolean | undefined {
-    if (value === undefined || value === null) return undefined
-    if (typeof value !== "boolean") this.fail(path, "expected true or false")
-    return value as boolean
-  }
-
-  keys(body: Record<string, unknown>, path: string, allowed: string[]): void {
-    const unknown = Object.keys(body).find((k) => !allowed.includes(k))
-    if (unknown !== undefined) this.fail(`${path}.${unknown}`, `unknown key (allowed: ${allowed.join(", ")})`)
-  }
+/**
+ * `key: null` means the key is absent, as HolmesGPT's files use it. Not applied inside `config`
+ * (the toolset's own settings, passed on as written) nor to list items.
+ */
+function withoutNulls(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value
+  if (Array.isArray(value))
+    return value.map((item) => (item !== null && typeof item === "object" ? withoutNulls(item) : item))
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, k === "config" ? v : withoutNulls(v)]),
+  )
 }

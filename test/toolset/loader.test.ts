@@ -179,6 +179,18 @@ describe("parseToolsetFile", () => {
       "toolsets:\n  t:\n    prerequisites:\n      - cmd: ls\n",
       "toolsets.yaml: toolsets.t.prerequisites[0].cmd: unknown key",
     ],
+    [
+      "bad nested parameter",
+      withTool(
+        '{ name: c, description: d, command: "true", parameters: { p: { type: array, items: { type: text } } } }',
+      ),
+      "toolsets.yaml: toolsets.linux/host.tools[2].parameters.p.items.type: expected one of string, integer",
+    ],
+    [
+      "prerequisite with both forms",
+      "toolsets:\n  t:\n    prerequisites:\n      - { env: [A], command: ls }\n",
+      "toolsets.yaml: toolsets.t.prerequisites[0]: expected `command` or `env`, not both",
+    ],
     ["unknown top-level key", "toolset:\n  t: {}\n", "toolsets.yaml: (top level).toolset: unknown key"],
     ["not a mapping", "- a\n- b\n", "toolsets.yaml: expected a mapping"],
   ]
