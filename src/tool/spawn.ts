@@ -104,8 +104,14 @@ async function execute(
       `a pipeline of ${stages.length} processes exceeds the ${containment.slots.size} tool processes dupin runs at once`,
     )
   }
-  const release = await containment.slots.acquire(stages.length, options.signal)
-  if (!release) return capture.result({ stages: exits, started, aborted: true })
+  // The deadline covers the wait for a slot too: spawn is the tool's only timeout owner.
+  const deadline = AbortSignal.timeout(options.timeoutMs)
+  const waitSignal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
+  const release = await containment.slots.acquire(stages.length, waitSignal)
+  if (!release) {
+    const aborted = options.signal?.aborted ?? false
+    return capture.result({ stages: exits, started, aborted, timedOut: !aborted })
+  }
   let sandbox: SandboxRun
   try {
     sandbox = openSandbox(containment, { env: options.env, cwd: options.cwd })
@@ -189,10 +195,13 @@ async function executeIn(
       for (const p of procs) killGroup(p.pid, "SIGKILL")
     }, KILL_GRACE_MS)
   }
-  const timer = setTimeout(() => {
-    timedOut = true
-    terminate()
-  }, options.timeoutMs)
+  const timer = setTimeout(
+    () => {
+      timedOut = true
+      terminate()
+    },
+    Math.max(0, options.timeoutMs - (performance.now() - started)),
+  )
   const onAbort = () => {
     aborted = true
     terminate()

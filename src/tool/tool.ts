@@ -58,7 +58,7 @@ export type ToolInit = {
 
 /**
  * A tool the model can call. Subclasses implement `invoke`; `run` is the single place that
- * validates arguments, enforces the timeout and abort, and turns any failure into a result the
+ * validates arguments, enforces abort (and the timeout, see `timeoutOwner`), and turns any failure into a result the
  * model sees (opencode's `Tool.define`, Vercel's `tool()`).
  */
 export abstract class Tool {
@@ -146,13 +146,22 @@ export abstract class Tool {
   }
 
   /**
+   * Who enforces this tool's time limit; exactly one owner, or the faster one wins and loses
+   * what the other had. `run` (the default, for in-process tools such as HTTP fetches and
+   * Prometheus queries): `run` races `invoke` against its timer. `process` (tools that spawn):
+   * `invoke` hands `effectiveTimeout` to `runProcess`/`runPipeline`, whose timer kills the process
+   * group and keeps what the command printed before it hung; `run` adds no timer of its own.
+   */
+  protected readonly timeoutOwner: "run" | "process" = "run"
+
+  /**
    * Runs the tool on already-validated params. Never throws for tool failures; an abort of
    * `context.signal` rejects with AbortError so the loop can stop.
    */
   async run(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
     const seconds = this.effectiveTimeout(context.limits)
-    const timeout = AbortSignal.timeout(seconds * 1000)
-    const signal = AbortSignal.any([context.signal, timeout])
+    const timeout = this.timeoutOwner === "run" ? AbortSignal.timeout(seconds * 1000) : undefined
+    const signal = timeout ? AbortSignal.any([context.signal, timeout]) : context.signal
     let onAbort: (() => void) | undefined
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal.reason)
@@ -165,7 +174,7 @@ export abstract class Tool {
       return result
     } catch (error) {
       if (context.signal.aborted) throw new AbortError()
-      if (timeout.aborted)
+      if (timeout?.aborted)
         return StructuredToolResult.error(`${this.name} timed out after ${seconds} s.`, params)
       return StructuredToolResult.error(`${this.name} failed: ${errorMessage(error)}`, params)
     } finally {

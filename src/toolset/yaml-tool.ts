@@ -25,6 +25,8 @@ export class YamlTool extends Tool {
   readonly template: CommandTemplate
   readonly needsApproval: boolean
   readonly programs: Readonly<Record<string, ProgramKind>>
+  /** `runProcess` kills the group at the deadline and keeps what was printed. */
+  protected override readonly timeoutOwner = "process"
 
   /** Throws TemplateError when the command template cannot be parsed. */
   constructor(init: YamlToolInit) {

@@ -28,6 +28,8 @@ export type BashToolOptions = Partial<BashPolicyConfig>
  */
 export class BashTool extends Tool {
   readonly #policy: BashPolicyConfig
+  /** `runPipeline` kills the groups at the deadline and keeps what was printed. */
+  protected override readonly timeoutOwner = "process"
 
   constructor(options: BashToolOptions = {}) {
     super({
