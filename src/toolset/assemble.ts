@@ -63,7 +63,12 @@ export function assembleToolsets(
     }
     const flag = sources.flags?.[factory.name]
     if (flag) layers.push(flag)
-    toolsets.push(factory.create(layers.reduce(applyOverride, {}), sources.context))
+    const toolset = factory.create(layers.reduce(applyOverride, {}), sources.context)
+    // The registered schema is the one the toolset's config is checked against (a mismatch marks
+    // it failed with the key path), whether or not the factory listed it itself.
+    if (!toolset.configClasses.includes(factory.configSchema))
+      toolset.configClasses.push(factory.configSchema)
+    toolsets.push(toolset)
   }
 
   for (const extra of sources.additional) {

@@ -61,6 +61,17 @@ describe("assembleToolsets", () => {
     expect(toolsets.some((t) => t.name === "kubernetes/core")).toBe(true)
   })
 
+  test("the registered schema checks the toolset's config: a mismatch marks it failed", async () => {
+    const { factory } = recording()
+    const [toolset] = assembleToolsets(
+      sources({ config: { "demo/code": { enabled: true, config: { url: 42 } } } }),
+      [factory],
+    ).slice(-1)
+    await toolset!.checkPrerequisites({ timeoutSeconds: 5, env: {}, signal: new AbortController().signal })
+    expect(toolset!.status).toBe("failed")
+    expect(toolset!.error).toContain("/url")
+  })
+
   test("overrides of a code toolset are checked like the config file, with file and key path", () => {
     const { factory } = recording()
     expect(() =>
