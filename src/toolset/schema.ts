@@ -1,17 +1,25 @@
 /**
- * The YAML toolset format (CONTRACT §6) as TypeBox schemas, checked like the config file so every
- * message names the file and the exact key path: `toolsets.yaml: toolsets.linux/host.tools[2]
- * .timeout: expected a positive integer`. What a schema cannot say (unique tool names, templates
- * that parse, regular expressions that compile) is checked after it, with the same message form.
+ * Toolset files as definitions. file-schema.ts checks their shape like the config file, so every
+ * message names the file and the key path (`toolsets.yaml: toolsets.linux/host.tools[2].timeout:
+ * expected a positive integer`); what a schema cannot say (unique tool names, templates that
+ * parse, regular expressions that compile) is checked here after it, with the same message form.
  * HolmesGPT's keys that dupin does not act on are accepted and reported.
  */
-import { type Static, type TSchema, Type } from "@sinclair/typebox"
 import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { assertValid } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
-import type { ToolParameterInit, ToolParameterType } from "../tool/parameter.ts"
+import type { ToolParameterInit } from "../tool/parameter.ts"
 import { CommandTemplate, TemplateError } from "../tool/template.ts"
-import { PROGRAM_KINDS, type ProgramKind } from "./program-text.ts"
+import {
+  type ParameterBody,
+  TOOL_IGNORED,
+  TOOLSET_IGNORED,
+  type ToolBody,
+  type ToolsetBody,
+  ToolsetFileSchema,
+  ToolsetsMapSchema,
+} from "./file-schema.ts"
+import type { ProgramKind } from "./program-text.ts"
 
 export type PrerequisiteDefinition = { command: string; expectedOutput?: string } | { env: string[] }
 
@@ -49,100 +57,6 @@ export type ToolsetDefinition = {
 /** OpenAI's rule for function names; every provider accepts it. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
-const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
-/** HolmesGPT keys accepted and reported, never acted on. */
-const TOOLSET_IGNORED = ["icon_url", "installation_instructions", "transformers"]
-const TOOL_IGNORED = ["user_description", "transformers"]
-
-const Str = Type.String({ expected: "a string" })
-const Bool = Type.Boolean({ expected: "true or false" })
-const Mapping = Type.Record(Type.String(), Type.Unknown(), { expected: "a mapping" })
-const Ignored = Type.Optional(Type.Unknown())
-const listOf = <T extends TSchema>(item: T) => Type.Array(item, { expected: "a list" })
-const strict = { additionalProperties: false, expected: "a mapping" } as const
-
-const ParameterSchema = Type.Recursive(
-  (This) =>
-    Type.Object(
-      {
-        type: Type.Optional(
-          Type.Union(
-            PARAM_TYPES.map((t) => Type.Literal(t)),
-            { expected: `one of ${PARAM_TYPES.join(", ")}` },
-          ),
-        ),
-        description: Type.Optional(Str),
-        required: Type.Optional(Bool),
-        default: Type.Optional(Type.Unknown()),
-        enum: Type.Optional(
-          listOf(Type.Union([Type.String(), Type.Number()], { expected: "a string or number" })),
-        ),
-        pattern: Type.Optional(Str),
-        allow_leading_dash: Type.Optional(Bool),
-        items: Type.Optional(This),
-        properties: Type.Optional(Type.Record(Type.String(), This, { expected: "a mapping" })),
-        /** The value is a program text in this grammar (`program: jq`). */
-        program: Type.Optional(
-          Type.Union(
-            PROGRAM_KINDS.map((k) => Type.Literal(k)),
-            { expected: `one of ${PROGRAM_KINDS.join(", ")}` },
-          ),
-        ),
-      },
-      strict,
-    ),
-  { $id: "ToolParameter" },
-)
-type ParameterBody = Static<typeof ParameterSchema>
-
-const PrerequisiteSchema = Type.Object(
-  { command: Type.Optional(Str), expected_output: Type.Optional(Str), env: Type.Optional(listOf(Str)) },
-  strict,
-)
-
-const ToolSchema = Type.Object(
-  {
-    name: Str,
-    description: Str,
-    command: Type.Optional(Str),
-    /** HolmesGPT's name for `command`. */
-    script: Type.Optional(Str),
-    parameters: Type.Optional(Type.Record(Type.String(), ParameterSchema, { expected: "a mapping" })),
-    timeout: Type.Optional(Type.Integer({ minimum: 1, expected: "a positive integer" })),
-    requires_approval: Type.Optional(Bool),
-    additional_instructions: Type.Optional(Str),
-    user_description: Ignored,
-    transformers: Ignored,
-  },
-  strict,
-)
-type ToolBody = Static<typeof ToolSchema>
-
-const ToolsetSchema = Type.Object(
-  {
-    description: Type.Optional(Str),
-    enabled: Type.Optional(Bool),
-    llm_instructions: Type.Optional(Str),
-    /** HolmesGPT's name for `llm_instructions`. */
-    additional_instructions: Type.Optional(Str),
-    prerequisites: Type.Optional(listOf(PrerequisiteSchema)),
-    tools: Type.Optional(listOf(ToolSchema)),
-    config: Type.Optional(Mapping),
-    docs_url: Type.Optional(Str),
-    tags: Type.Optional(listOf(Str)),
-    icon_url: Ignored,
-    installation_instructions: Ignored,
-    transformers: Ignored,
-  },
-  strict,
-)
-type ToolsetBody = Static<typeof ToolsetSchema>
-
-const ToolsetsMapSchema = Type.Record(Type.String(), ToolsetSchema, { expected: "a mapping" })
-
-/** A toolset file: one `toolsets:` map. */
-export const ToolsetFileSchema = Type.Object({ toolsets: Type.Optional(ToolsetsMapSchema) }, strict)
-
 const checkFile = TypeCompiler.Compile(ToolsetFileSchema)
 const checkMap = TypeCompiler.Compile(ToolsetsMapSchema)
 

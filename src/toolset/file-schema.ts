@@ -1,0 +1,101 @@
+/**
+ * The YAML toolset format (CONTRACT §6) as TypeBox schemas. `expected` says each form in the
+ * operator's words for the messages (config/validate.ts); schema.ts checks the rest.
+ */
+import { type Static, type TSchema, Type } from "@sinclair/typebox"
+import type { ToolParameterType } from "../tool/parameter.ts"
+import { PROGRAM_KINDS } from "./program-text.ts"
+
+export const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
+/** HolmesGPT keys accepted and reported, never acted on. */
+export const TOOLSET_IGNORED = ["icon_url", "installation_instructions", "transformers"]
+export const TOOL_IGNORED = ["user_description", "transformers"]
+
+const Str = Type.String({ expected: "a string" })
+const Bool = Type.Boolean({ expected: "true or false" })
+const Mapping = Type.Record(Type.String(), Type.Unknown(), { expected: "a mapping" })
+const Ignored = Type.Optional(Type.Unknown())
+const listOf = <T extends TSchema>(item: T) => Type.Array(item, { expected: "a list" })
+const strict = { additionalProperties: false, expected: "a mapping" } as const
+
+const ParameterSchema = Type.Recursive(
+  (This) =>
+    Type.Object(
+      {
+        type: Type.Optional(
+          Type.Union(
+            PARAM_TYPES.map((t) => Type.Literal(t)),
+            { expected: `one of ${PARAM_TYPES.join(", ")}` },
+          ),
+        ),
+        description: Type.Optional(Str),
+        required: Type.Optional(Bool),
+        default: Type.Optional(Type.Unknown()),
+        enum: Type.Optional(
+          listOf(Type.Union([Type.String(), Type.Number()], { expected: "a string or number" })),
+        ),
+        pattern: Type.Optional(Str),
+        allow_leading_dash: Type.Optional(Bool),
+        items: Type.Optional(This),
+        properties: Type.Optional(Type.Record(Type.String(), This, { expected: "a mapping" })),
+        /** The value is a program text in this grammar (`program: jq`). */
+        program: Type.Optional(
+          Type.Union(
+            PROGRAM_KINDS.map((k) => Type.Literal(k)),
+            { expected: `one of ${PROGRAM_KINDS.join(", ")}` },
+          ),
+        ),
+      },
+      strict,
+    ),
+  { $id: "ToolParameter" },
+)
+export type ParameterBody = Static<typeof ParameterSchema>
+
+const PrerequisiteSchema = Type.Object(
+  { command: Type.Optional(Str), expected_output: Type.Optional(Str), env: Type.Optional(listOf(Str)) },
+  strict,
+)
+
+const ToolSchema = Type.Object(
+  {
+    name: Str,
+    description: Str,
+    command: Type.Optional(Str),
+    /** HolmesGPT's name for `command`. */
+    script: Type.Optional(Str),
+    parameters: Type.Optional(Type.Record(Type.String(), ParameterSchema, { expected: "a mapping" })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, expected: "a positive integer" })),
+    requires_approval: Type.Optional(Bool),
+    additional_instructions: Type.Optional(Str),
+    user_description: Ignored,
+    transformers: Ignored,
+  },
+  strict,
+)
+export type ToolBody = Static<typeof ToolSchema>
+
+const ToolsetSchema = Type.Object(
+  {
+    description: Type.Optional(Str),
+    enabled: Type.Optional(Bool),
+    llm_instructions: Type.Optional(Str),
+    /** HolmesGPT's name for `llm_instructions`. */
+    additional_instructions: Type.Optional(Str),
+    prerequisites: Type.Optional(listOf(PrerequisiteSchema)),
+    tools: Type.Optional(listOf(ToolSchema)),
+    config: Type.Optional(Mapping),
+    docs_url: Type.Optional(Str),
+    tags: Type.Optional(listOf(Str)),
+    icon_url: Ignored,
+    installation_instructions: Ignored,
+    transformers: Ignored,
+  },
+  strict,
+)
+export type ToolsetBody = Static<typeof ToolsetSchema>
+
+export const ToolsetsMapSchema = Type.Record(Type.String(), ToolsetSchema, { expected: "a mapping" })
+
+/** A toolset file: one `toolsets:` map. */
+export const ToolsetFileSchema = Type.Object({ toolsets: Type.Optional(ToolsetsMapSchema) }, strict)
