@@ -1,9 +1,7 @@
-import { Type } from "@sinclair/typebox"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool } from "../tool/tool.ts"
 import { Toolset, ToolsetTag } from "../tool/toolset.ts"
-import type { ToolsetFactory } from "../toolset/kind.ts"
 import type { RunbookCatalog } from "./catalog.ts"
 
 class FetchRunbookTool extends Tool {
@@ -42,18 +40,4 @@ export function createRunbookToolset(catalog: RunbookCatalog | undefined): Tools
     tools: catalog ? [new FetchRunbookTool(catalog)] : [],
     tags: [ToolsetTag.CORE],
   })
-}
-
-/**
- * The registry entry: on when the configured folders hold runbooks; `toolsets.runbook.enabled:
- * false` keeps it off. Takes no config: the folders are the top-level `runbooks:` setting.
- */
-export const runbookToolset: ToolsetFactory = {
-  name: "runbook",
-  configSchema: Type.Object({}),
-  create(settings, context) {
-    const toolset = createRunbookToolset(context.runbooks)
-    if (settings.enabled === false) toolset.enabled = false
-    return toolset
-  },
 }
