@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs"
 import { posix } from "node:path"
+import { credentialIdentities, type Identities } from "./identities.ts"
 
 /** Where a command runs and which extra paths (dupin's config, KUBECONFIG entries) it never reads. */
 export type PathContext = { cwd: string; protectedPaths?: readonly string[] }
@@ -68,23 +69,45 @@ export function credentialReason(
   context: PathContext,
   guards: Guards = guardsFor(context),
 ): string | undefined {
-  if (arg.split(/[,:]/).length > MAX_LIST_ITEMS + 1 && arg.includes("/"))
-    return `${arg.slice(0, 40)}… lists more paths than dupin checks`
-  for (const candidate of pathCandidates(arg)) {
-    const reason = pathReason(candidate, guards)
-    if (reason) return `${candidate} ${reason}`
-  }
-  return undefined
+  return checkPath(arg, context, guards).deny
 }
 
-function pathReason(candidate: string, guards: Guards): string | undefined {
+/**
+ * What naming `arg` means: `deny`, it reaches a credential (refused even with approval); `ask`,
+ * it reaches a file dupin cannot vet, one with other names (hard links) that could be a
+ * credential's (a human decides).
+ */
+export function checkPath(
+  arg: string,
+  context: PathContext,
+  guards: Guards = guardsFor(context),
+): { deny?: string; ask?: string } {
+  if (arg.split(/[,:]/).length > MAX_LIST_ITEMS + 1 && arg.includes("/"))
+    return { deny: `${arg.slice(0, 40)}… lists more paths than dupin checks` }
+  let ask: string | undefined
+  for (const candidate of pathCandidates(arg)) {
+    const found: Found = {}
+    const reason = pathReason(candidate, guards, found)
+    if (reason) return { deny: `${candidate} ${reason}` }
+    if (found.links !== undefined && found.links > 1)
+      ask ??= `${candidate} has ${found.links} names (hard links); one may be a credential dupin does not know`
+  }
+  return ask === undefined ? {} : { ask }
+}
+
+type Found = { links?: number }
+
+function pathReason(candidate: string, guards: Guards, found: Found = {}): string | undefined {
   const absolute = posix.resolve(guards.cwd, candidate)
   for (const form of [candidate, posix.normalize(candidate), absolute]) {
     const what = patternMatch(form) ?? protectedMatch(form, guards.forms)
     if (what) return `holds ${what}`
   }
-  const resolved = resolveLikeKernel(candidate, guards.cwd)
+  const resolved = resolveLikeKernel(candidate, guards.cwd, guards.identities)
   if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
+  if (resolved.sameAs)
+    return `reaches ${resolved.sameAs} under another name (a hard link or bind mount, at ${resolved.path})`
+  found.links = resolved.links
   // A raw disk holds every file's blocks: reading it walks around every path check.
   if (resolved.blockDevice)
     return `is a block device (${resolved.path}): raw disk reads bypass file permissions`
@@ -108,7 +131,7 @@ function nameMatch(path: string): string | undefined {
 const LINKED_ROOTS = ["/etc/dupin", "/etc/shadow", "/etc/gshadow", "/run/secrets", "/var/run/secrets"]
 
 /** What every check of one command line shares: the real working directory, the guarded paths. */
-export type Guards = { cwd: string; forms: readonly string[] }
+export type Guards = { cwd: string; forms: readonly string[]; identities: Identities }
 
 /**
  * Every guarded path in its lexical and its real form (a guarded folder may be a symlink), and
@@ -122,7 +145,7 @@ export function guardsFor(context: PathContext): Guards {
     // Not there (yet): the lexical form still guards it.
     if (existsSync(path)) forms.push(realPath(path))
   }
-  return { cwd: realPath(context.cwd), forms }
+  return { cwd: realPath(context.cwd), forms, identities: credentialIdentities(context.protectedPaths ?? []) }
 }
 
 function protectedMatch(path: string, guards: readonly string[]): string | undefined {
@@ -154,7 +177,16 @@ function pathCandidates(arg: string): string[] {
 }
 
 type Resolution =
-  | { ok: true; path: string; exists: boolean; blockDevice?: boolean }
+  | {
+      ok: true
+      path: string
+      exists: boolean
+      blockDevice?: boolean
+      /** The credential this path reaches by identity (`path` is then where the walk stopped). */
+      sameAs?: string
+      /** How many names the file has (hard links); only for a file that exists. */
+      links?: number
+    }
   | { ok: false; reason: string }
 
 const MAX_LINKS = 40
@@ -166,11 +198,12 @@ const MAX_LINKS = 40
  * loop) ends the walk: the program fails there too. Any other error (no permission: `sudo` could
  * pass where dupin cannot look) makes the result uncertain.
  */
-export function resolveLikeKernel(path: string, realCwd: string): Resolution {
+export function resolveLikeKernel(path: string, realCwd: string, identities?: Identities): Resolution {
   let stack = path.startsWith("/") ? [] : splitPath(realCwd)
   const pending = splitPath(path)
   let links = 0
   let blockDevice = false
+  let names = 1
   while (pending.length > 0) {
     const part = pending.shift()!
     if (part === ".") continue
@@ -186,10 +219,14 @@ export function resolveLikeKernel(path: string, realCwd: string): Resolution {
     let isLink: boolean
     try {
       // No exception for the common "not there": a command line may name thousands of words.
-      const stat = lstatSync(full, { throwIfNoEntry: false })
+      const stat = lstatSync(full, { bigint: true, throwIfNoEntry: false })
       if (stat === undefined) return { ok: true, path: joinRest(full, pending), exists: false }
       isLink = stat.isSymbolicLink()
       blockDevice = stat.isBlockDevice()
+      names = stat.isFile() ? Number(stat.nlink) : 1
+      // Every component, not only the last: a bind-mounted credential folder is a folder on the way.
+      const sameAs = identities?.get(`${stat.dev}:${stat.ino}`)
+      if (sameAs !== undefined) return { ok: true, path: full, exists: true, sameAs }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       // The program's own open fails the same way, for any user: nothing is read.
@@ -210,7 +247,7 @@ export function resolveLikeKernel(path: string, realCwd: string): Resolution {
     if (target.startsWith("/")) stack = []
     pending.unshift(...splitPath(target))
   }
-  return { ok: true, path: `/${stack.join("/")}`, exists: true, blockDevice }
+  return { ok: true, path: `/${stack.join("/")}`, exists: true, blockDevice, links: names }
 }
 
 function splitPath(path: string): string[] {

@@ -1,5 +1,5 @@
 import { parseCommand } from "./parse.ts"
-import { credentialReason, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
+import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
 import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filters.ts"
 import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
@@ -43,7 +43,7 @@ const MAX_UNKNOWN_ARGS = 64
  */
 type Walk = {
   depth: number
-  budget: { left: number; paths: Map<string, string | undefined>; guards?: Guards }
+  budget: { left: number; paths: Map<string, { deny?: string; ask?: string }>; guards?: Guards }
 }
 
 const start = (): Walk => ({ depth: 0, budget: { left: MAX_CLASSIFIED, paths: new Map() } })
@@ -101,7 +101,7 @@ export function classifyStage(
   if (hard) return hard
   if (matchesPrefix(argv, config.deny, name))
     return deny("refused by the bash toolset's deny list in the config")
-  const builtin = builtinVerdict(name, args, config, walk)
+  const builtin = worst(builtinVerdict(name, args, config, walk), pathAsk(args, walk))
   if (builtin.decision === "deny") return builtin
   // A program given by path is not the one on the allowlist, whatever it is called.
   const verdict = program.includes("/") ? worst(builtin, approve(`${program} is run by path`)) : builtin
@@ -122,8 +122,8 @@ function hardDeny(
   for (const [index, arg] of args.entries()) {
     const { paths } = walk.budget
     walk.budget.guards ??= guardsFor(config)
-    if (!paths.has(arg)) paths.set(arg, credentialReason(arg, config, walk.budget.guards))
-    const reason = paths.get(arg)
+    if (!paths.has(arg)) paths.set(arg, checkPath(arg, config, walk.budget.guards))
+    const reason = paths.get(arg)?.deny
     if (!reason) continue
     // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
     // (approve). Not for dupin's own files: a parse error could quote them.
@@ -143,6 +143,12 @@ function hardDeny(
   const target = targets.find((a) => isUnderEtc(a, config.cwd))
   if (target) return deny(`${name} would write under /etc (${target})`)
   return undefined
+}
+
+/** An argument that reaches a file dupin cannot vet (see checkPath) asks a human. */
+function pathAsk(args: readonly string[], walk: Walk): Verdict | undefined {
+  const ask = args.map((arg) => walk.budget.paths.get(arg)?.ask).find((a) => a !== undefined)
+  return ask === undefined ? undefined : approve(ask)
 }
 
 /** Programs that take a block device and read only its metadata (`df /dev/sda1`). */

@@ -26,7 +26,12 @@ const RAN = new Set<string>([ToolResultStatus.SUCCESS, ToolResultStatus.NO_DATA]
 
 /** Runs a command without approval and returns what a block must prove. */
 async function attempt(template: string) {
-  const paths = { ...sandbox.fresh(), home: sandbox.home, keyLink: sandbox.keyLink }
+  const paths = {
+    ...sandbox.fresh(),
+    home: sandbox.home,
+    keyLink: sandbox.keyLink,
+    hardLink: sandbox.hardLink,
+  }
   const command = fill(template, paths)
   sandbox.clearShimLog()
   const result = await sandbox.run(command)

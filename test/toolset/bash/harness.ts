@@ -1,6 +1,7 @@
 import {
   chmodSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -31,6 +32,8 @@ export class Sandbox {
   readonly home = join(this.dir, "home")
   /** An innocent-looking name that is a symlink to the sandbox HOME's SSH key. */
   readonly keyLink = join(this.dir, "notes.txt")
+  /** A second name (hard link) of the same key: no path or name rule can see what it is. */
+  readonly hardLink = join(this.dir, "notes-2.txt")
   #n = 0
 
   constructor() {
@@ -40,6 +43,7 @@ export class Sandbox {
     mkdirSync(join(this.home, ".ssh"))
     writeFileSync(join(this.home, ".ssh", "id_ed25519"), `${SSH_KEY_CANARY}\n`)
     symlinkSync(join(this.home, ".ssh", "id_ed25519"), this.keyLink)
+    linkSync(join(this.home, ".ssh", "id_ed25519"), this.hardLink)
     writeFileSync(this.log, "")
     for (const name of SHIMMED) {
       const path = join(this.bin, name)
@@ -117,9 +121,17 @@ export class Sandbox {
 /** Fills the vector placeholders with this item's paths. */
 export function fill(
   command: string,
-  paths: { marker: string; victim: string; home: string; victimDir?: string; keyLink?: string },
+  paths: {
+    marker: string
+    victim: string
+    home: string
+    victimDir?: string
+    keyLink?: string
+    hardLink?: string
+  },
 ): string {
   return command
+    .replaceAll("{{HARDLINK}}", paths.hardLink ?? "")
     .replaceAll("{{HOME}}", paths.home)
     .replaceAll("{{VDIR}}", paths.victimDir ?? "")
     .replaceAll("{{KEYLINK}}", paths.keyLink ?? "")

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BashTool } from "../../../src/toolset/bash/bash-tool.ts"
@@ -25,5 +25,42 @@ describe("protected paths given to the bash tool", () => {
   test("a file beside it is an ordinary read", () => {
     writeFileSync(join(dir, "app.log"), "ok\n")
     expect(tool.evaluate(`cat ${join(dir, "app.log")}`).verdict?.decision).toBe("allow")
+  })
+})
+
+// A second name for a protected file or folder: a hard link or a bind mount shows the same inode
+// at a path no pattern matches. dupin compares identities (device and inode), as the kernel does.
+describe("a protected file under another name", () => {
+  const kube = join(dir, "kube")
+  mkdirSync(kube)
+  writeFileSync(join(kube, "config"), "client-key-data: CANARY-IDENTITY\n")
+  const tool = new BashTool({ cwd: dir, protectedPaths: [kube] })
+
+  test("a hard link to a file in a protected folder is refused even approved", () => {
+    const other = join(dir, "readme.md")
+    linkSync(join(kube, "config"), other)
+    expect(readFileSync(other, "utf8")).toContain("CANARY-IDENTITY")
+    expect(tool.evaluate(`cat ${other}`).verdict?.decision).toBe("deny")
+    expect(tool.evaluate("tail -n 1 readme.md").verdict?.decision).toBe("deny")
+  })
+
+  test("a file with other names dupin does not know asks a human", () => {
+    const plain = join(dir, "plain.log")
+    writeFileSync(plain, "ok\n")
+    linkSync(plain, join(dir, "plain-2.log"))
+    expect(tool.evaluate(`cat ${plain}`).verdict?.decision).toBe("approve")
+  })
+
+  test("a bind mount of a protected folder is refused (where this host lets the test mount)", () => {
+    const mount = join(dir, "mnt")
+    mkdirSync(mount)
+    const bound = Bun.spawnSync(["mount", "--bind", kube, mount], { stderr: "ignore" }).exitCode === 0
+    try {
+      if (bound) expect(readFileSync(join(mount, "config"), "utf8")).toContain("CANARY-IDENTITY")
+      // Unmounted, the folder is an ordinary empty one: that is the control.
+      expect(tool.evaluate(`cat ${join(mount, "config")}`).verdict?.decision).toBe(bound ? "deny" : "allow")
+    } finally {
+      if (bound) Bun.spawnSync(["umount", mount])
+    }
   })
 })
