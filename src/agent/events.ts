@@ -1,23 +1,10 @@
+import type { CompactionEvent, CompactionMetadata, Truncation } from "../context/report.ts"
+import type { TokenCounts } from "../llm/tokens.ts"
 import type { ChatMessage, Usage } from "../llm/types.ts"
 
-/** Service-side token counts by role (spec "Metadata object"). */
-export type TokenCounts = {
-  total_tokens: number
-  tools_tokens: number
-  system_tokens: number
-  user_tokens: number
-  tools_to_call_tokens: number
-  assistant_tokens: number
-  other_tokens: number
-}
-
-export type Truncation = {
-  tool_call_id: string
-  start_index: 0
-  end_index: number
-  tool_name: string
-  original_token_count: number
-}
+// Defined where they are produced (the context window, the token counter); re-exported as event types.
+export type { CompactionMetadata, CompactionStartMetadata, Truncation } from "../context/report.ts"
+export type { TokenCounts } from "../llm/tokens.ts"
 
 export type Costs = {
   total_cost: number
@@ -59,29 +46,6 @@ export type FollowUpAction = {
   prompt: string
 }
 
-export type CompactionStartMetadata = {
-  initial_tokens: number
-  num_messages: number
-  max_context_size: number
-  threshold_pct: number
-}
-
-export type CompactionMetadata = {
-  initial_tokens: number
-  compacted_tokens: number
-  compression_ratio_pct: number
-  num_messages_before: number
-  num_messages_after: number
-  max_context_size: number
-  threshold_pct: number
-  compaction_cost?: {
-    total_cost: number
-    prompt_tokens: number
-    completion_tokens: number
-    total_tokens: number
-  }
-}
-
 /** The spec's stream events. The HTTP stream is exactly these, framed as SSE. */
 export type StreamMessage =
   | { event: "start_tool_calling"; data: { tool_name: string; id: string } }
@@ -117,19 +81,7 @@ export type StreamMessage =
       }
     }
   | { event: "token_count"; data: { metadata: Metadata } }
-  | {
-      event: "conversation_history_compaction_start"
-      data: { content: string; metadata: CompactionStartMetadata }
-    }
-  | {
-      event: "conversation_history_compacted"
-      data: {
-        content: string
-        compaction_summary: string | null
-        messages: ChatMessage[]
-        metadata: CompactionMetadata
-      }
-    }
+  | CompactionEvent
   | { event: "error"; data: { description: string; error_code: number; msg: string; success: false } }
 
 export type StreamEventName = StreamMessage["event"]

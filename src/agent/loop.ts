@@ -59,7 +59,7 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMes
   const counter = await TokenCounter.forModel(model.info.id)
   const acct = new Accounting(model.info, counter)
   // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.
-  const window = new ContextWindow({ model, counter, settings, acct })
+  const window = new ContextWindow({ model, counter, settings })
   try {
     return yield* steps(options, { signal, maxSteps, approval, acct, window })
   } finally {
@@ -84,10 +84,13 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
   const toMessage = (f: FinishedCall): ToolMessage => {
     const name = f.prepared.call.function.name
     const content = toolMessageContent(f.result)
-    return window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
+    const cut = window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
+    if (cut.truncation) acct.truncations.push(cut.truncation)
+    return cut.message
   }
   const step: StepContext = {
-    executor,
+    // The run's own view: read_tool_output is added to it once, never to the shared executor.
+    executor: executor.forRun(),
     approval,
     signal,
     seen: new Set(),
@@ -104,12 +107,18 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Stre
     if (signal.aborted) throw new AbortError()
     const last = n === maxSteps
     // read_tool_output joins the tools once an output was truncated; then the history must fit.
-    step.executor = await window.executorFor(executor, signal)
+    const paging = window.pagingNeeded()
+    if (paging) await step.executor.add(paging)
     const tools = step.executor.schemas()
     const fitted = yield* window.fit(history, tools, signal)
     if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
-    // Results of earlier calls may live only in the summary now: the model may fetch them again.
-    if (fitted.compacted) step.seen.clear()
+    acct.truncations.push(...fitted.truncations)
+    if (fitted.compaction) {
+      acct.record(fitted.compaction.usage)
+      acct.compactions.push(fitted.compaction.metadata)
+      // Results of earlier calls may live only in the summary now: the model may fetch them again.
+      step.seen.clear()
+    }
     const completion = await model.complete(
       {
         messages: history,

@@ -1,7 +1,7 @@
-import type { Truncation } from "../agent/events.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolMessage } from "../llm/types.ts"
 import type { OutputStore } from "./output-store.ts"
+import type { Truncation } from "./report.ts"
 import { pagingNote, withoutTruncationSuffix } from "./tool-result.ts"
 import { truncateToBudget } from "./truncate.ts"
 

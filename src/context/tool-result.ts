@@ -1,8 +1,8 @@
-import type { Truncation } from "../agent/events.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ToolMessage } from "../llm/types.ts"
 import type { OutputStore } from "./output-store.ts"
 import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
+import type { Truncation } from "./report.ts"
 import { TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
 
 const NOTE_PREFIX = "[Output cut in line "

@@ -1,36 +1,29 @@
-import type { CompactionMetadata, StreamMessage, Truncation } from "../agent/events.ts"
 import { RequestError } from "../errors.ts"
+import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ChatModel, ToolMessage, ToolSchema, Usage } from "../llm/types.ts"
-import { ToolExecutor } from "../tool/executor.ts"
+import type { Toolset } from "../tool/toolset.ts"
 import { compactable, compactedParts, latestUserIndex, summarise } from "./compaction.ts"
 import { shrinkToolResults } from "./fit.ts"
 import { type ContextSettings, toolResultBudget } from "./limits.ts"
 import { OutputStore } from "./output-store.ts"
 import { pagingToolset } from "./read-tool-output.ts"
-import { capToolMessage } from "./tool-result.ts"
+import type { Compaction, CompactionEvent, CompactionMetadata, Truncation } from "./report.ts"
+import { type CutMessage, capToolMessage } from "./tool-result.ts"
 import { TRUNCATION_MARKER } from "./truncate.ts"
-
-/** What the window needs from the run's accounting (agent/accounting.ts). */
-export type WindowAccounting = {
-  readonly truncations: Truncation[]
-  readonly compactions: CompactionMetadata[]
-  /** Records a provider call in the request totals; returns its cost in USD. */
-  record(usage: Usage): number
-}
 
 export type ContextWindowInit = {
   model: ChatModel
   counter: TokenCounter
   settings: ContextSettings
-  acct: WindowAccounting
 }
 
 /**
- * The history to send (the same array when nothing had to change), and whether it was compacted
- * (the run then forgets which calls it made: their results are only in the summary now).
+ * What `fit` did: the history to send (the same array when nothing had to change), the tool
+ * results it cut, and the compaction when there was one (the run then forgets which calls it
+ * made: their results are only in the summary now). The loop records all of it.
  */
-export type Fitted = { messages: ChatMessage[]; compacted: boolean }
+export type Fitted = { messages: ChatMessage[]; truncations: Truncation[]; compaction?: Compaction }
 
 /**
  * Context-window management for one run: caps each tool result (keeping the full output for
@@ -44,38 +37,28 @@ export class ContextWindow {
   private readonly model: ChatModel
   private readonly counter: TokenCounter
   private readonly settings: ContextSettings
-  private readonly acct: WindowAccounting
-  private paging: ToolExecutor | undefined
+  #pagingOffered = false
 
   constructor(init: ContextWindowInit) {
     this.model = init.model
     this.counter = init.counter
     this.settings = init.settings
-    this.acct = init.acct
     this.budget = toolResultBudget(init.model.info.contextWindow, init.settings)
   }
 
-  /** The `tool` message for a result: cut to the per-result budget, the cut recorded. */
-  toolMessage(message: ToolMessage, toolName: string): ToolMessage {
-    const capped = capToolMessage(message, toolName, this.budget, this.counter, this.store)
-    if (capped.truncation) this.acct.truncations.push(capped.truncation)
-    return capped.message
+  /** The `tool` message for a result, cut to the per-result budget, and the cut if there was one. */
+  toolMessage(message: ToolMessage, toolName: string): CutMessage {
+    return capToolMessage(message, toolName, this.budget, this.counter, this.store)
   }
 
-  /** The run's executor: `base`, plus read_tool_output once some output was truncated. */
-  async executorFor(base: ToolExecutor, signal: AbortSignal): Promise<ToolExecutor> {
-    if (this.store.size === 0) return base
-    if (!this.paging) {
-      // First in the list so a configured tool of the same name cannot shadow the one the
-      // truncation notes point to.
-      const paging = new ToolExecutor(
-        [pagingToolset(this.store, this.counter, this.budget), ...base.toolsets],
-        base.options,
-      )
-      await paging.ensureReady(signal)
-      this.paging = paging
-    }
-    return this.paging
+  /**
+   * The run's paging tools (read_tool_output), once: the first time this is asked after an output
+   * was kept for paging. The caller adds them to the run's executor; later calls return undefined.
+   */
+  pagingNeeded(): Toolset | undefined {
+    if (this.#pagingOffered || this.store.size === 0) return undefined
+    this.#pagingOffered = true
+    return pagingToolset(this.store, this.counter, this.budget)
   }
 
   /**
@@ -88,15 +71,16 @@ export class ContextWindow {
     history: ChatMessage[],
     tools: readonly ToolSchema[],
     signal: AbortSignal,
-  ): AsyncGenerator<StreamMessage, Fitted> {
+  ): AsyncGenerator<CompactionEvent, Fitted> {
     const { contextWindow, maxOutputTokens } = this.model.info
     const thresholdPct = this.settings.compactionThresholdPct
     const limit = Math.floor((contextWindow * thresholdPct) / 100)
     const initial = this.tokens(history, tools)
-    if (initial + maxOutputTokens <= limit) return { messages: history, compacted: false }
+    if (initial + maxOutputTokens <= limit) return { messages: history, truncations: [] }
     this.checkQuestionFits(history, tools)
 
     let messages: ChatMessage[] = [...history]
+    const truncations: Truncation[] = []
     let compaction: { reply: string; usage: Usage; cost: number; summary: ChatMessage } | undefined
     if (compactable(history)) {
       yield {
@@ -113,46 +97,46 @@ export class ContextWindow {
       }
       const summary = await summarise(this.model, history, this.counter, signal)
       const parts = compactedParts(history, summary.reply)
-      compaction = { ...summary, cost: this.acct.record(summary.usage), summary: parts.summary }
+      compaction = { ...summary, cost: costOf(summary.usage, this.model.info), summary: parts.summary }
       messages = [...parts.base, ...parts.round]
       // The latest tool round stays verbatim only while it leaves room to work; it is in the summary too.
       if (parts.round.length > 0 && this.tokens(messages, tools) + maxOutputTokens > limit) {
-        messages = this.shrink(messages, tools, limit)
+        messages = this.shrink(messages, tools, limit, truncations)
         if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = parts.base
       }
     }
-    if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = this.shrink(messages, tools, limit)
+    if (this.tokens(messages, tools) + maxOutputTokens > limit)
+      messages = this.shrink(messages, tools, limit, truncations)
     if (compaction) messages = this.cutSummary(messages, tools, compaction.summary, limit)
 
-    if (compaction) {
-      const compacted = this.tokens(messages, tools)
-      const metadata: CompactionMetadata = {
-        initial_tokens: initial,
-        compacted_tokens: compacted,
-        compression_ratio_pct: ratioPct(initial, compacted),
-        num_messages_before: history.length,
-        num_messages_after: messages.length,
-        max_context_size: contextWindow,
-        threshold_pct: thresholdPct,
-        compaction_cost: {
-          total_cost: compaction.cost,
-          prompt_tokens: compaction.usage.prompt_tokens,
-          completion_tokens: compaction.usage.completion_tokens,
-          total_tokens: compaction.usage.total_tokens,
-        },
-      }
-      this.acct.compactions.push(metadata)
-      yield {
-        event: "conversation_history_compacted",
-        data: {
-          content: `Conversation history compacted from ${initial} to ${compacted} tokens (${metadata.compression_ratio_pct}% saved), ${history.length} messages to ${messages.length}.`,
-          compaction_summary: compaction.reply,
-          messages,
-          metadata,
-        },
-      }
+    if (!compaction) return { messages, truncations }
+
+    const compacted = this.tokens(messages, tools)
+    const metadata: CompactionMetadata = {
+      initial_tokens: initial,
+      compacted_tokens: compacted,
+      compression_ratio_pct: ratioPct(initial, compacted),
+      num_messages_before: history.length,
+      num_messages_after: messages.length,
+      max_context_size: contextWindow,
+      threshold_pct: thresholdPct,
+      compaction_cost: {
+        total_cost: compaction.cost,
+        prompt_tokens: compaction.usage.prompt_tokens,
+        completion_tokens: compaction.usage.completion_tokens,
+        total_tokens: compaction.usage.total_tokens,
+      },
     }
-    return { messages, compacted: compaction !== undefined }
+    yield {
+      event: "conversation_history_compacted",
+      data: {
+        content: `Conversation history compacted from ${initial} to ${compacted} tokens (${metadata.compression_ratio_pct}% saved), ${history.length} messages to ${messages.length}.`,
+        compaction_summary: compaction.reply,
+        messages,
+        metadata,
+      },
+    }
+    return { messages, truncations, compaction: { metadata, usage: compaction.usage } }
   }
 
   async dispose(): Promise<void> {
@@ -163,11 +147,16 @@ export class ContextWindow {
     return this.counter.tally(messages, tools).total_tokens
   }
 
-  /** Fair-share cuts of tool results down to `limit` (output reserve included); records them. */
-  private shrink(messages: ChatMessage[], tools: readonly ToolSchema[], limit: number): ChatMessage[] {
+  /** Fair-share cuts of tool results down to `limit` (output reserve included), added to `cuts`. */
+  private shrink(
+    messages: ChatMessage[],
+    tools: readonly ToolSchema[],
+    limit: number,
+    cuts: Truncation[],
+  ): ChatMessage[] {
     const excess = this.tokens(messages, tools) + this.model.info.maxOutputTokens - limit
     const outcome = shrinkToolResults(messages, excess, this.counter, this.store)
-    this.acct.truncations.push(...outcome.truncations)
+    cuts.push(...outcome.truncations)
     return outcome.messages
   }
 

@@ -10,11 +10,21 @@
  * message must be a new object (the cache also checks content and tool-call identity).
  */
 import type { Tiktoken } from "js-tiktoken/lite"
-import type { TokenCounts } from "../agent/events.ts"
 import { isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
 import type { ChatMessage, ToolSchema } from "./types.ts"
 
 export type EncodingName = "o200k_base" | "cl100k_base"
+
+/** Service-side token counts by role (spec "Metadata object"). */
+export type TokenCounts = {
+  total_tokens: number
+  tools_tokens: number
+  system_tokens: number
+  user_tokens: number
+  tools_to_call_tokens: number
+  assistant_tokens: number
+  other_tokens: number
+}
 
 /** Per-message framing the chat format adds around each message (role, separators). */
 const MESSAGE_OVERHEAD = 4

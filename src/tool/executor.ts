@@ -36,10 +36,39 @@ export class ToolExecutor {
   #byName: Record<string, Tool> | undefined
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
+  /** The engine's executor this run view was made from (`forRun`); answers until `add`. */
+  #shared: ToolExecutor | undefined
 
   constructor(toolsets: Toolset[], options: ExecutorOptions) {
     this.toolsets = toolsets
     this.options = options
+  }
+
+  /**
+   * This executor's view for one run: the same tools, limits and checks, plus the run's own tools
+   * (`add`). The engine's executor is shared by concurrent runs, so a run's tools never go there.
+   * Made once per run; until a tool is added it answers from the shared caches.
+   */
+  forRun(): ToolExecutor {
+    const run = new ToolExecutor([...this.toolsets], this.options)
+    run.#shared = this
+    return run
+  }
+
+  /**
+   * Adds a run-scoped toolset (read_tool_output). First in the list, so a configured tool of the
+   * same name cannot shadow the one the truncation notes point to.
+   */
+  async add(toolset: Toolset): Promise<void> {
+    await toolset.checkPrerequisites({
+      env: this.options.env,
+      signal: this.#round.signal,
+      timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
+    })
+    this.toolsets.unshift(toolset)
+    this.#shared = undefined
+    this.#schemas = undefined
+    this.#byName = undefined
   }
 
   /**
@@ -85,6 +114,7 @@ export class ToolExecutor {
 
   /** Tools of enabled toolsets, by name. The first toolset to define a name wins. */
   get toolsByName(): Record<string, Tool> {
+    if (this.#shared) return this.#shared.toolsByName
     if (this.#byName) return this.#byName
     const byName: Record<string, Tool> = {}
     for (const toolset of this.toolsets) {
@@ -98,6 +128,7 @@ export class ToolExecutor {
 
   /** Tool schemas for the provider. Cached: the same array every step keeps token counts cached too. */
   schemas(): ToolSchema[] {
+    if (this.#shared) return this.#shared.schemas()
     if (this.#schemas) return this.#schemas
     const schemas = Object.values(this.toolsByName).map((t) => t.toSchema())
     if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas

@@ -7,7 +7,6 @@
  * Reported: time and RSS growth of the cut alone (`truncateToBudget`) and of the loop's whole
  * path (`ContextWindow.toolMessage`: cut, paging note, full text kept or spilled to disk).
  */
-import { Accounting } from "../../src/agent/accounting.ts"
 import { DEFAULT_CONTEXT_SETTINGS } from "../../src/context/limits.ts"
 import { truncateToBudget } from "../../src/context/truncate.ts"
 import { ContextWindow } from "../../src/context/window.ts"
@@ -39,7 +38,6 @@ async function runCase(sizeMb: number): Promise<void> {
     model,
     counter,
     settings: DEFAULT_CONTEXT_SETTINGS,
-    acct: new Accounting(model.info, counter),
   })
   Bun.gc(true)
   const base = rssMb()
@@ -72,7 +70,7 @@ async function runCase(sizeMb: number): Promise<void> {
   const afterCut = rssMb()
 
   started = performance.now()
-  const message = window.toolMessage(
+  const { message } = window.toolMessage(
     { role: "tool", tool_call_id: "bench", name: "bench", content: output },
     "bench",
   )

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test"
-import { Accounting } from "../../src/agent/accounting.ts"
 import type { StreamMessage } from "../../src/agent/events.ts"
 import { DEFAULT_CONTEXT_SETTINGS } from "../../src/context/limits.ts"
 import { TRUNCATION_MARKER } from "../../src/context/truncate.ts"
@@ -73,12 +72,10 @@ function generate(seed: number, counter: TokenCounter): Case {
     outputCostPerToken: 0,
     known: true,
   }
-  const acct = new Accounting(info, counter)
   const window = new ContextWindow({
     model: scriptedModel(info, rand),
     counter,
     settings: DEFAULT_CONTEXT_SETTINGS,
-    acct,
   })
   const history: ChatMessage[] = [{ role: "system", content: text(rand, 5 + Math.floor(rand() * 100)) }]
   let latest: ChatMessage = history[0]!
@@ -108,7 +105,7 @@ function generate(seed: number, counter: TokenCounter): Case {
           content: text(rand, size),
         }
         // Results made in this run are capped; a client-sent history may carry anything.
-        history.push(rand() < 0.5 ? window.toolMessage(raw, call.function.name) : raw)
+        history.push(rand() < 0.5 ? window.toolMessage(raw, call.function.name).message : raw)
       }
     }
     // The last turn may stop mid tool-calls (the loop is about to call the model again).
@@ -171,7 +168,7 @@ describe("fit: property over random histories", () => {
             cut++
           }
         }
-        if (step.value.compacted) {
+        if (step.value.compaction) {
           compacted++
           // Compaction ends under the threshold unless the system prompt and question alone are over it.
           const limit = Math.floor(info.contextWindow * 0.95)
