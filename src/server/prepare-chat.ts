@@ -24,8 +24,7 @@ import { structuredOutput } from "./response-format.ts"
 /** A validated chat request, ready to run: everything that can be refused has been refused. */
 export type ChatPlan = {
   stream: boolean
-  model: ChatModel
-  /** The engine for this request's model. */
+  /** The engine door for this request's model; the route only adds the connection's signal. */
   llm: ToolCallingLLM
   messages: ChatMessage[]
   /** The run's options except the abort signal, which belongs to the connection. */
@@ -109,7 +108,6 @@ export async function prepareChat(
     : { kind: "off" }
   return {
     stream: body.stream ?? false,
-    model,
     llm: new ToolCallingLLM({
       model,
       toolExecutor: executor,

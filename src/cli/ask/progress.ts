@@ -33,18 +33,15 @@ export class Progress {
     this.#args.set(call.id, parseArguments(call.function.arguments))
   }
 
-  /** Forgets the calls of a finished conversation (`/clear`). */
-  clear(): void {
-    this.#args.clear()
-  }
-
   /** Renders one engine event; the final answer itself is the caller's to print. */
   onEvent(message: StreamMessage): void {
     switch (message.event) {
       case "start_tool_calling": {
         const { id, tool_name } = message.data
         this.#started.set(id, this.#now())
-        this.line(`▸ ${formatCall(tool_name, this.#args.get(id) ?? {})}`)
+        const args = this.#args.get(id) ?? {}
+        this.#args.delete(id)
+        this.line(`▸ ${formatCall(tool_name, args)}`)
         return
       }
       case "tool_calling_result": {

@@ -51,7 +51,6 @@ export class AskSession {
   clear(): void {
     this.#history = undefined
     this.#metadata = undefined
-    this.#init.progress.clear()
   }
 
   /** Runs one question to its answer; the body is what `POST /api/chat` returns (`ask --json`). */

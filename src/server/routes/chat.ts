@@ -28,7 +28,7 @@ export type ChatDeps = {
 export async function handleChat(body: ChatRequestBody, request: Request, deps: ChatDeps): Promise<Response> {
   if (deps.runs.closing) throw new ServerShuttingDown()
   const plan = await prepareChat(body, deps.config, deps.signer)
-  deps.noteModel(request, plan.model.name)
+  deps.noteModel(request, plan.llm.model.name)
   for (const decision of plan.run.decisions ?? []) {
     deps.metrics.approvals.inc({ outcome: decision.approved ? "approved" : "denied" })
   }
@@ -41,7 +41,7 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
   // Looked up per event: the executor knows its full tool set only once the run has checked it.
   const known = (name: string) =>
     name === READ_TOOL_OUTPUT || Object.hasOwn(plan.llm.toolExecutor.toolsByName, name)
-  const observe = deps.metrics.observer(plan.model.name, known)
+  const observe = deps.metrics.observer(plan.llm.model.name, known)
 
   if (plan.stream) {
     deps.metrics.activeStreams.add(1)
