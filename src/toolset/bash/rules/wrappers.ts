@@ -62,6 +62,11 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       ],
       POSIX,
     ),
+    // `sudo -e FILE` is sudoedit: the operands are files it writes, not a command.
+    inner: (operands, options) =>
+      options.some((o) => o.name === "-e" || o.name === "--edit")
+        ? { kind: "argv", argv: ["sudoedit", ...operands] }
+        : argv(operands),
   },
   doas: { options: getopt("nsu:C:", [], { ...POSIX, abbreviations: false }) },
   xargs: {

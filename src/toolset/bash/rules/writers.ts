@@ -46,6 +46,7 @@ export const WRITERS = new Set([
   "passwd",
   "chpasswd",
   "visudo",
+  "sudoedit",
   "update-alternatives",
   "systemd-tmpfiles",
 ])
