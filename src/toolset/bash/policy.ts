@@ -1,3 +1,4 @@
+import { embeddedSequences, MAX_EMBEDDED_WORDS } from "./embedded.ts"
 import { parseCommand } from "./parse.ts"
 import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
@@ -43,11 +44,13 @@ const MAX_UNKNOWN_ARGS = 64
  */
 type Walk = {
   depth: number
+  /** Inside a search for embedded commands: that search does not start again (it would be quadratic). */
+  embedded?: boolean
   budget: { left: number; paths: Map<string, { deny?: string; ask?: string }>; guards?: Guards }
 }
 
 const start = (): Walk => ({ depth: 0, budget: { left: MAX_CLASSIFIED, paths: new Map() } })
-const deeper = (walk: Walk): Walk => ({ depth: walk.depth + 1, budget: walk.budget })
+const deeper = (walk: Walk): Walk => ({ ...walk, depth: walk.depth + 1 })
 
 /** The verdict for a whole pipeline: its most restrictive stage. */
 export function classifyPipeline(
@@ -64,7 +67,10 @@ export function classifyPipeline(
 
 /**
  * `echo 'rm -r /x' | sh`: a shell reading its script from the pipe runs what the stage before
- * printed. When that stage is a plain echo the script is known and is classified like `sh -c`.
+ * printed, also inside wrappers (`| sudo sh`, `| timeout 5 bash`). When that stage is a plain
+ * echo or printf the script is known and is classified like `sh -c`; any other stage (`base64
+ * -d`, `cat x`, `curl`) prints a script neither dupin nor the human approving can read, which is
+ * refused.
  */
 function piped(
   before: readonly string[] | undefined,
@@ -72,14 +78,30 @@ function piped(
   config: BashPolicyConfig,
   walk: Walk,
 ): Verdict | undefined {
-  const [program, ...args] = argv
-  const name = program?.slice(program.lastIndexOf("/") + 1)
-  if (!before || name === undefined || !SHELLS.has(name) || shellScript(name, args) !== undefined)
-    return undefined
-  const [echo, ...words] = before
-  if (echo?.slice(echo.lastIndexOf("/") + 1) !== "echo") return undefined
+  const name = before && stdinShell(argv, 0)
+  if (!before || name === undefined) return undefined
+  const [producer, ...words] = before
+  const printer = producer?.slice(producer.lastIndexOf("/") + 1)
+  if (printer !== "echo" && printer !== "printf")
+    return deny(`${name} would run as a script what ${producer} prints, which dupin cannot read`)
+  // printf's format and arguments, joined: every command either could spell is in the text.
   const text = words.filter((w) => !/^-[neE]+$/.test(w)).join(" ")
   return shellVerdict(name, text.replace(/\\n/g, "\n"), config, walk)
+}
+
+/** The shell in `argv`, through wrappers, when it reads its script from standard input. */
+function stdinShell(argv: readonly string[], depth: number): string | undefined {
+  const [program, ...args] = argv
+  const name = program?.slice(program.lastIndexOf("/") + 1)
+  if (name === undefined || depth > MAX_DEPTH) return undefined
+  if (SHELLS.has(name)) return shellScript(name, args) === undefined ? name : undefined
+  if (!isWrapper(name)) return undefined
+  const inner = wrappedCommand(name, args)
+  if (inner.kind === "argv") return stdinShell(inner.argv, depth + 1)
+  // Where a wrapper's command starts is unknown: a shell anywhere in it may be the one.
+  if (inner.kind === "unknown")
+    return inner.args.map((_, i) => stdinShell(inner.args.slice(i), depth + 1)).find((n) => n !== undefined)
+  return undefined
 }
 
 /**
@@ -101,7 +123,8 @@ export function classifyStage(
   if (hard) return hard
   if (matchesPrefix(argv, config.deny, name))
     return deny("refused by the bash toolset's deny list in the config")
-  const builtin = worst(builtinVerdict(name, args, config, walk), pathAsk(args, walk))
+  const own = worst(builtinVerdict(name, args, config, walk), pathAsk(args, walk))
+  const builtin = own.decision === "approve" ? worst(own, embeddedDeny(name, args, config, walk)) : own
   if (builtin.decision === "deny") return builtin
   // A program given by path is not the one on the allowlist, whatever it is called.
   const verdict = program.includes("/") ? worst(builtin, approve(`${program} is run by path`)) : builtin
@@ -119,7 +142,9 @@ function hardDeny(
 ): Verdict | undefined {
   // Environment dumps hand provider keys and tokens to the model.
   if (name === "env" || name === "printenv") return deny(`${name} prints the environment (credentials)`)
-  for (const [index, arg] of args.entries()) {
+  // Inside an embedded search the words were the outer stage's arguments, whose paths it checked
+  // with its own exceptions (`kubectl --kubeconfig`, `df /dev/sda1`).
+  for (const [index, arg] of walk.embedded ? [] : args.entries()) {
     const { paths } = walk.budget
     walk.budget.guards ??= guardsFor(config)
     if (!paths.has(arg)) paths.set(arg, checkPath(arg, config, walk.budget.guards))
@@ -142,6 +167,29 @@ function hardDeny(
   const targets = writes ? args : outputPaths(name, args)
   const target = targets.find((a) => isUnderEtc(a, config.cwd))
   if (target) return deny(`${name} would write under /etc (${target})`)
+  return undefined
+}
+
+/**
+ * A command that needs approval may run words of its arguments as a command (see embedded.ts):
+ * any form refused even with approval found in them is refused here too.
+ */
+function embeddedDeny(
+  name: string,
+  args: readonly string[],
+  config: BashPolicyConfig,
+  walk: Walk,
+): Verdict | undefined {
+  if (walk.embedded || walk.depth >= MAX_DEPTH) return undefined
+  const inner: Walk = { ...deeper(walk), embedded: true }
+  for (const words of embeddedSequences(args)) {
+    if (words.length > MAX_EMBEDDED_WORDS)
+      return deny(`${name} with ${words.length} words: too many to tell which could be run as a command`)
+    for (let i = 0; i < words.length; i++) {
+      const verdict = classifyStage(words.slice(i), config, inner)
+      if (verdict.decision === "deny") return deny(`${name} could run ${words[i]}…: ${verdict.reason}`)
+    }
+  }
   return undefined
 }
 

@@ -11,6 +11,31 @@ afterAll(() => rmSync(sandbox.dir, { recursive: true, force: true }))
  * their neighbours: each is run approved against the real program and must still be refused,
  * with nothing touched, nothing run and no secret in the answer.
  */
+/**
+ * Commands hidden in the words of a program dupin does not model, and scripts a shell reads from
+ * the pipe. Each removes {{VDIR}} when run by the real program (the control below proves it).
+ */
+function EMBEDDED_AND_PIPED(): string[] {
+  return [
+    "printf 'rm -r {{VDIR}}' | sh",
+    "printf '%s\\n' 'rm -r {{VDIR}}' | bash",
+    "echo 'rm -r {{VDIR}}' | timeout 5 bash",
+    "echo 'rm -r {{VDIR}}' | nice -n 1 sh -s",
+    "echo {{RM_VDIR_B64}} | base64 -d | sh",
+    "git -c alias.x='!rm -r {{VDIR}}' x",
+    "tar -cf /dev/null --to-command='rm -r {{VDIR}}' {{VICTIM}}",
+    "tar -I 'rm -r {{VDIR}}; gzip' -cf {{M}} {{VICTIM}}",
+    "sort --compress-program='rm -r {{VDIR}}' {{VICTIM}}",
+    "zip -T -TT 'rm -r {{VDIR}}' {{M}}.zip {{VICTIM}}",
+    "ssh -o ProxyCommand='rm -r {{VDIR}}' localhost",
+    "rsync -e 'rm -r {{VDIR}}' {{VICTIM}} host:x",
+    "man -P 'rm -r {{VDIR}}' ls",
+    "perl -e 'system(\"rm -r {{VDIR}}\")'",
+    "gdb -batch -ex 'shell rm -r {{VDIR}}'",
+    "fakeroot rm -r {{VDIR}}",
+  ]
+}
+
 const REFUSED_APPROVED = [
   "kubectl --profile none exec pod -- touch {{M}}",
   "kubectl --request-timeout 5s exec pod -- touch {{M}}",
@@ -55,13 +80,15 @@ const REFUSED_APPROVED = [
   "ssh localhost rm -r {{VDIR}}",
   "ip netns exec ns1 rm -r {{VDIR}}",
   "kubectl get --raw=/api/v1/namespaces/default/%73ecrets",
+  // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.
+  ...EMBEDDED_AND_PIPED(),
 ]
 
 describe("hard deny holds even when approved", () => {
   for (const template of REFUSED_APPROVED) {
     test(template, async () => {
       const paths = { ...sandbox.fresh(), home: sandbox.home, keyLink: sandbox.keyLink }
-      const command = fill(template, paths)
+      const command = fillVdir(fill(template, paths), paths.victimDir)
       expect(sandbox.tool().requiresApproval({ command })).toBe(false)
       sandbox.clearShimLog()
       const result = await sandbox.run(command, { approved: true })
@@ -82,6 +109,25 @@ describe("hard deny holds even when approved", () => {
     expect(result.error).toContain("not run, even with approval")
     expect(readFileSync("/etc/hosts", "utf8")).toBe(before)
   })
+})
+
+/** `{{RM_VDIR_B64}}`: `rm -r VDIR`, base64-encoded (the script a human approving cannot read). */
+function fillVdir(command: string, victimDir: string): string {
+  return command.replaceAll("{{RM_VDIR_B64}}", Buffer.from(`rm -r ${victimDir}`).toString("base64"))
+}
+
+// The control: run by a plain shell (not through dupin), each of these forms does remove the victim
+// folder, so the refusal above is what keeps it.
+describe("the embedded and piped forms are real", () => {
+  const real = EMBEDDED_AND_PIPED().filter((c) => /^(printf|echo|git|tar -I|zip|perl|fakeroot)/.test(c))
+  for (const template of real) {
+    test(template, () => {
+      const paths = { ...sandbox.fresh(), home: sandbox.home }
+      const command = fillVdir(fill(template, paths), paths.victimDir)
+      Bun.spawnSync(["bash", "-c", command], { cwd: sandbox.dir, stdout: "ignore", stderr: "ignore" })
+      expect(sandbox.victimDirIntact(paths.victimDir)).toBe(false)
+    })
+  }
 })
 
 describe("reading ordinary files is a read", () => {
