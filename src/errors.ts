@@ -6,6 +6,12 @@ export abstract class DupinError extends Error {
   abstract readonly status: number
   abstract readonly errorCode: number
 
+  constructor(message: string) {
+    super(message)
+    // The subclass's own name ("ConfigError"), so logs and `toString` say which kind failed.
+    this.name = new.target.name
+  }
+
   toJSON(): { detail: string; error_code: number } {
     return { detail: this.message, error_code: this.errorCode }
   }
@@ -20,7 +26,6 @@ export class ConfigError extends DupinError {
     readonly path?: string,
   ) {
     super(message)
-    this.name = "ConfigError"
   }
 }
 
@@ -35,7 +40,6 @@ export class RequestError extends DupinError {
     options: { kind?: "semantic" | "schema" | "auth" | "too_large"; errors?: FieldError[] } = {},
   ) {
     super(message)
-    this.name = "RequestError"
     const kind = options.kind ?? "semantic"
     this.errors = options.errors
     ;[this.status, this.errorCode] = REQUEST_STATUS[kind]
@@ -72,19 +76,8 @@ export class ModelError extends DupinError {
     readonly providerStatus?: number,
   ) {
     super(message)
-    this.name = "ModelError"
     this.status = kind === "rate_limit" ? 429 : 502
     this.errorCode = kind === "rate_limit" ? 5204 : 5020
-  }
-}
-
-/** Tool infrastructure failed (not a tool that reported an error: those go back to the model). */
-export class ToolError extends DupinError {
-  readonly status = 500
-  readonly errorCode = 1
-  constructor(message: string) {
-    super(message)
-    this.name = "ToolError"
   }
 }
 
@@ -92,7 +85,7 @@ export class ToolError extends DupinError {
 export class AbortError extends Error {
   constructor(message = "The request was aborted.") {
     super(message)
-    this.name = "AbortError"
+    this.name = new.target.name
   }
 }
 

@@ -1,7 +1,8 @@
+import type { CompactionMetadata, Truncation } from "../context/report.ts"
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ModelInfo, ToolSchema, Usage } from "../llm/types.ts"
-import type { CompactionMetadata, Costs, Metadata, Truncation } from "./events.ts"
+import type { Costs, Metadata } from "./events.ts"
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
 

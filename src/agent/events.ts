@@ -2,10 +2,6 @@ import type { CompactionEvent, CompactionMetadata, Truncation } from "../context
 import type { TokenCounts } from "../llm/tokens.ts"
 import type { ChatMessage, Usage } from "../llm/types.ts"
 
-// Defined where they are produced (the context window, the token counter); re-exported as event types.
-export type { CompactionMetadata, CompactionStartMetadata, Truncation } from "../context/report.ts"
-export type { TokenCounts } from "../llm/tokens.ts"
-
 export type Costs = {
   total_cost: number
   prompt_tokens: number

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_STEPS } from "../config/settings.ts"
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "../context/limits.ts"
 import { ContextWindow } from "../context/window.ts"
 import { AbortError, ModelError } from "../errors.ts"
@@ -18,8 +19,6 @@ import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
 import { toolMessageContent } from "./tool-message.ts"
 import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
-
-export const DEFAULT_MAX_STEPS = 100
 
 export type AgentOptions = {
   model: ChatModel

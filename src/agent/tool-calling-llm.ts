@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_STEPS } from "../config/settings.ts"
 import type { ContextSettings } from "../context/limits.ts"
 import type { ChatMessage, ChatModel, ResponseFormat, ToolCall } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
@@ -5,7 +6,7 @@ import type { ApprovalCallback, ApprovalMode } from "./approval.ts"
 import { collectRun, type RunOutcome } from "./collect.ts"
 import type { ToolDecision } from "./decisions.ts"
 import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
-import { DEFAULT_MAX_STEPS, runAgent } from "./loop.ts"
+import { runAgent } from "./loop.ts"
 import { type LLMResult, llmResult } from "./result.ts"
 
 /**

@@ -1,4 +1,4 @@
-import { AbortError, ConfigError, errorMessage, ModelError, RequestError, ToolError } from "../errors.ts"
+import { AbortError, ConfigError, errorMessage, ModelError, RequestError } from "../errors.ts"
 import { UsageError } from "./args.ts"
 
 /** CONTRACT §2 exit codes; 130 is the shell's convention for "stopped by Ctrl+C". */
@@ -15,8 +15,7 @@ export function describeFailure(error: unknown): { code: number; line: string } 
     return { code: EXIT.usage, line: `dupin: ${message}` }
   }
   if (error instanceof AbortError) return { code: EXIT.interrupted, line: "dupin: interrupted" }
-  if (error instanceof ModelError || error instanceof ToolError)
-    return { code: EXIT.runtime, line: `dupin: ${message}` }
+  if (error instanceof ModelError) return { code: EXIT.runtime, line: `dupin: ${message}` }
   // A bug or an unclassified fault: still one line; SVC_LOG_LEVEL=DEBUG shows the stack.
   return { code: EXIT.runtime, line: `dupin: unexpected error: ${message}` }
 }

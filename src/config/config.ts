@@ -15,6 +15,7 @@ import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
 import { type SecuritySettings, securitySettings } from "./security.ts"
 import {
   DEFAULT_FOLLOW_UP_ACTIONS,
+  DEFAULT_MAX_STEPS,
   type ImageLimits,
   imageLimits,
   type ServerSettings,
@@ -96,7 +97,7 @@ export class Config {
     this.#init = init
     this.env = env
     this.model = init.model ?? (env.MODEL || undefined)
-    this.maxSteps = init.maxSteps ?? 100
+    this.maxSteps = init.maxSteps ?? DEFAULT_MAX_STEPS
     if (!Number.isInteger(this.maxSteps) || this.maxSteps < 1) {
       throw new ConfigError(`max_steps must be a positive integer, not ${init.maxSteps}.`, "max_steps")
     }

@@ -93,11 +93,6 @@ export function expandEnv(value: string, env: Env, where: string): string {
   })
 }
 
-export function hasEnvTemplate(value: string): boolean {
-  ENV_TEMPLATE.lastIndex = 0
-  return ENV_TEMPLATE.test(value)
-}
-
 /** `expandEnv` over every string inside a config value (toolset `config:` maps, headers...). */
 export function expandEnvDeep(value: unknown, env: Env, where: string): unknown {
   if (typeof value === "string") return expandEnv(value, env, where)

@@ -17,6 +17,9 @@ export type ServerSettings = {
   headerTimeout: number
 }
 
+/** Model calls one run may make (config `max_steps`); the agent loop's default too. */
+export const DEFAULT_MAX_STEPS = 100
+
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 16, maxImageBytes: 20_000_000 }
 
 export const DEFAULT_FOLLOW_UP_ACTIONS: readonly FollowUpAction[] = Object.freeze([

@@ -7,8 +7,8 @@ export type {
   PendingApproval,
   StopReason,
   StreamMessage,
-  TokenCounts,
-  Truncation,
 } from "../agent/events.ts"
 export type { LLMResult, ToolCallResult } from "../agent/result.ts"
+export type { Truncation } from "../context/report.ts"
+export type { TokenCounts } from "../llm/tokens.ts"
 export type { ChatMessage, ContentPart, ToolCall } from "../llm/types.ts"

@@ -8,7 +8,7 @@ import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
 import { ToolExecutor } from "../tool/executor.ts"
-import { buildToolEnv } from "../tool/spawn.ts"
+import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
 
 const catalogs = new WeakMap<Config, RunbookCatalog | null>()

@@ -344,6 +344,3 @@ function startFailure(
 function toBytes(value: string | Uint8Array): Uint8Array {
   return typeof value === "string" ? new TextEncoder().encode(value) : value
 }
-
-/** The tool environment lives in tool-env.ts; re-exported because callers know it from here. */
-export { buildToolEnv } from "./tool-env.ts"

@@ -3,7 +3,7 @@ import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolSchema } from "../llm/types.ts"
 import { parametersSchema, type ToolParameter } from "./parameter.ts"
-import { StructuredToolResult, ToolResultStatus } from "./result.ts"
+import { StructuredToolResult } from "./result.ts"
 import type { Toolset } from "./toolset.ts"
 
 export type ToolLimits = {
@@ -182,5 +182,3 @@ export abstract class Tool {
     }
   }
 }
-
-export { StructuredToolResult, ToolResultStatus }

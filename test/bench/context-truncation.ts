@@ -12,8 +12,9 @@ import { truncateToBudget } from "../../src/context/truncate.ts"
 import { ContextWindow } from "../../src/context/window.ts"
 import { createChatModel } from "../../src/llm/factory.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
-import { buildToolEnv, runProcess } from "../../src/tool/spawn.ts"
+import { runProcess } from "../../src/tool/spawn.ts"
 import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
+import { buildToolEnv } from "../../src/tool/tool-env.ts"
 
 const MB = 1_000_000
 const rssMb = () => process.memoryUsage().rss / MB

@@ -3,7 +3,8 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
-import { buildToolEnv, runPipeline, runProcess } from "../../src/tool/spawn.ts"
+import { runPipeline, runProcess } from "../../src/tool/spawn.ts"
+import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 
 const env = buildToolEnv(process.env)

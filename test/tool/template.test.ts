@@ -3,8 +3,9 @@ import { describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildToolEnv, runProcess } from "../../src/tool/spawn.ts"
+import { runProcess } from "../../src/tool/spawn.ts"
 import { CommandTemplate, TemplateError, templatePlaceholders } from "../../src/tool/template.ts"
+import { buildToolEnv } from "../../src/tool/tool-env.ts"
 
 const env = buildToolEnv(process.env)
 

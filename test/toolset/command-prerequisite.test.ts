@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { PrerequisiteContext } from "../../src/tool/prerequisite.ts"
-import { buildToolEnv } from "../../src/tool/spawn.ts"
+import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { CommandPrerequisite } from "../../src/toolset/command-prerequisite.ts"
 
 const context: PrerequisiteContext = {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { ToolResultStatus } from "../../src/tool/result.ts"
-import { buildToolEnv } from "../../src/tool/spawn.ts"
 import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from "../../src/tool/tool.ts"
+import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import type { Toolset } from "../../src/tool/toolset.ts"
 import { builtinToolsetSources } from "../../src/toolset/builtin/index.ts"
 import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"

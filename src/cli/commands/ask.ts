@@ -1,5 +1,5 @@
 import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
-import { AbortError, ModelError, ToolError } from "../../errors.ts"
+import { AbortError, ModelError } from "../../errors.ts"
 import { TokenCounter } from "../../llm/tokens.ts"
 import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
@@ -97,8 +97,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
       await writeStdout((await run(question)).analysis ?? "")
     } catch (error) {
       if (error instanceof AbortError) writeStderr("Stopped.\n")
-      else if (error instanceof ModelError || error instanceof ToolError)
-        writeStderr(`${describeFailure(error).line}\n`)
+      else if (error instanceof ModelError) writeStderr(`${describeFailure(error).line}\n`)
       else throw error
     }
   }
