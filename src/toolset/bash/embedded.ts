@@ -1,3 +1,5 @@
+import { parseCommand } from "./parse.ts"
+
 /**
  * Where a command may hide in the arguments of a program that needs approval. Programs dupin does
  * not model run words of their arguments as commands in ways no table can list: `git -c
@@ -13,15 +15,33 @@ export const MAX_EMBEDDED_WORDS = 64
 /** Characters that end a word where a program's own command language would (shell, git `!`, less `+!`). */
 const SEPARATORS = /[\s;&|()<>`'"!{}=+\\]+/
 
+export type Embedded = {
+  /** Word sequences any suffix of which may be run as a command. */
+  sequences: string[][]
+  /** An argument with shell text dupin cannot read (`$(…)`, `${…}`, `$'…'`, backquotes), if any. */
+  unreadable?: string
+}
+
 /**
- * The argv itself, and for each argument that holds more than one word, its words: `-ex 'shell
- * rm -r d'` gives `shell rm -r d`, whose suffix `rm -r d` is then classified.
+ * The argv itself, and for each argument that holds more than one word: its words as a shell
+ * reads them (quotes and escapes removed: `'!r""m -r d'` is `rm -r d`) and as plainly split.
  */
-export function embeddedSequences(args: readonly string[]): string[][] {
+export function embeddedCommands(args: readonly string[]): Embedded {
   const sequences: string[][] = [[...args]]
+  let unreadable: string | undefined
   for (const arg of args) {
     const words = arg.split(SEPARATORS).filter((w) => w.length > 0)
-    if (words.length > 1 || (words.length === 1 && words[0] !== arg)) sequences.push(words)
+    if (words.length < 2 && words[0] === arg) continue
+    sequences.push(words)
+    // The text after a `name=` or a leading `!`/`+!` is what a program would hand to a shell.
+    const texts = new Set([arg, arg.slice(arg.indexOf("=") + 1)].map((t) => t.replace(/^\+?!?/, "")))
+    for (const text of texts) {
+      const parsed = parseCommand(text)
+      if (parsed.ok) sequences.push(...parsed.stages)
+      // Substitutions and ANSI-C quotes spell words the text does not show; `$1` in an awk
+      // program or `{$.x}` in a jsonpath spells none.
+      else if (/\$[({']|`/.test(text)) unreadable ??= arg
+    }
   }
-  return sequences
+  return { sequences, unreadable }
 }

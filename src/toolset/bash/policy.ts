@@ -1,4 +1,4 @@
-import { embeddedSequences, MAX_EMBEDDED_WORDS } from "./embedded.ts"
+import { embeddedCommands, MAX_EMBEDDED_WORDS } from "./embedded.ts"
 import { parseCommand } from "./parse.ts"
 import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
@@ -84,8 +84,13 @@ function piped(
   const printer = producer?.slice(producer.lastIndexOf("/") + 1)
   if (printer !== "echo" && printer !== "printf")
     return deny(`${name} would run as a script what ${producer} prints, which dupin cannot read`)
-  // printf's format and arguments, joined: every command either could spell is in the text.
   const text = words.filter((w) => !/^-[neE]+$/.test(w)).join(" ")
+  // Escapes (`\x72m`, `\162m`) and printf directives (`%s%s` r m, `%b`) spell words the text
+  // does not show; only the plain text with `\n` line breaks is read.
+  if (/\\[^n]|\\$/.test(text) || (printer === "printf" && text.includes("%")))
+    return deny(
+      `${name} would run what ${printer} builds from escapes or directives, which dupin does not decode`,
+    )
   return shellVerdict(name, text.replace(/\\n/g, "\n"), config, walk)
 }
 
@@ -182,7 +187,10 @@ function embeddedDeny(
 ): Verdict | undefined {
   if (walk.embedded || walk.depth >= MAX_DEPTH) return undefined
   const inner: Walk = { ...deeper(walk), embedded: true }
-  for (const words of embeddedSequences(args)) {
+  const { sequences, unreadable } = embeddedCommands(args)
+  if (unreadable !== undefined)
+    return deny(`${name} could run shell text dupin cannot read (${unreadable.slice(0, 60)})`)
+  for (const words of sequences) {
     if (words.length > MAX_EMBEDDED_WORDS)
       return deny(`${name} with ${words.length} words: too many to tell which could be run as a command`)
     for (let i = 0; i < words.length; i++) {

@@ -33,6 +33,15 @@ function EMBEDDED_AND_PIPED(): string[] {
     "perl -e 'system(\"rm -r {{VDIR}}\")'",
     "gdb -batch -ex 'shell rm -r {{VDIR}}'",
     "fakeroot rm -r {{VDIR}}",
+    // Spelled so a word split does not show it: quotes, escapes, substitutions, printf directives.
+    "git -c alias.x='!r\"\"m -r {{VDIR}}' x",
+    "git -c alias.x='!r\\m -r {{VDIR}}' x",
+    "git -c alias.x='!$(printf rm) -r {{VDIR}}' x",
+    "git -c alias.x='!${X:-rm} -r {{VDIR}}' x",
+    "echo -e '\\x72m -r {{VDIR}}' | sh",
+    "printf '\\162m -r {{VDIR}}' | sh",
+    "printf '%s%s -r {{VDIR}}' r m | sh",
+    "yes 'rm -r {{VDIR}}' | head -n 1 | sh",
   ]
 }
 
@@ -119,7 +128,7 @@ function fillVdir(command: string, victimDir: string): string {
 // The control: run by a plain shell (not through dupin), each of these forms does remove the victim
 // folder, so the refusal above is what keeps it.
 describe("the embedded and piped forms are real", () => {
-  const real = EMBEDDED_AND_PIPED().filter((c) => /^(printf|echo|git|tar -I|zip|perl|fakeroot)/.test(c))
+  const real = EMBEDDED_AND_PIPED().filter((c) => /^(printf|echo|git|tar -I|zip|perl|fakeroot|yes)/.test(c))
   for (const template of real) {
     test(template, () => {
       const paths = { ...sandbox.fresh(), home: sandbox.home }
