@@ -37,6 +37,7 @@ function EMBEDDED_AND_PIPED(): string[] {
     "git -c alias.x='!r\"\"m -r {{VDIR}}' x",
     "git -c alias.x='!r\\m -r {{VDIR}}' x",
     "git -c alias.x='!$(printf rm) -r {{VDIR}}' x",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, where ${…} is the attack under test
     "git -c alias.x='!${X:-rm} -r {{VDIR}}' x",
     "echo -e '\\x72m -r {{VDIR}}' | sh",
     "printf '\\162m -r {{VDIR}}' | sh",
