@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { StreamMessage } from "../../src/agent/events.ts"
@@ -16,6 +16,7 @@ import {
   ThrowingTool,
   toolset,
 } from "../support/tools.ts"
+import { waitFor, waitForPid } from "../support/wait.ts"
 
 let fake: FakeProvider
 beforeEach(async () => {
@@ -204,12 +205,11 @@ describe("agent loop", () => {
     const run = engine(fake, { toolsets: [toolset("t", [new SleepTool(pidFile)])] }).call(ask("q"), {
       signal: controller.signal,
     })
-    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") await Bun.sleep(20)
-    const pgid = Number(readFileSync(pidFile, "utf8"))
+    const pgid = await waitForPid(pidFile)
     expect(liveInGroup(pgid).length).toBeGreaterThan(0)
     controller.abort()
     await expect(run).rejects.toBeInstanceOf(AbortError)
-    for (let i = 0; i < 50 && liveInGroup(pgid).length > 0; i++) await Bun.sleep(50)
+    await waitFor(() => liveInGroup(pgid).length === 0, { what: "the tool's group to end" })
     expect(liveInGroup(pgid)).toEqual([])
   })
 

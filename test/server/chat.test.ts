@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { ChatMessage } from "../../src/llm/types.ts"
 import { liveInGroup } from "../support/live-processes.ts"
+import { waitFor, waitForPid } from "../support/wait.ts"
 import { eventOf, type Harness, providerMessages, providerRequests, startHarness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -102,18 +102,19 @@ describe("non-stream chat", () => {
     const abort = new AbortController()
     const request = h.post({ ask: "sleep" }, {}, abort.signal).catch(() => undefined)
     const pidFile = join(h.dir, "nap.pid")
-    for (let i = 0; i < 150 && !existsSync(pidFile); i++) await Bun.sleep(20)
-    const pgid = Number(readFileSync(pidFile, "utf8").trim())
+    const pgid = await waitForPid(pidFile)
     expect(liveInGroup(pgid).length).toBeGreaterThan(0)
     abort.abort()
     await request
-    for (let i = 0; i < 100 && liveInGroup(pgid).length > 0; i++) await Bun.sleep(20)
+    await waitFor(() => liveInGroup(pgid).length === 0, { what: "the tool's group to end" })
     expect(liveInGroup(pgid)).toEqual([])
-    for (let i = 0; i < 50 && h.runs.size > 0; i++) await Bun.sleep(20)
+    await waitFor(() => h?.runs.size === 0, { what: "the run to end" })
     expect(h.runs.size).toBe(0)
     expect(h.fake.pending()).toBe(1)
-    await Bun.sleep(20)
-    expect(h.metrics.requests.get({ method: "POST", route: "/api/chat", status: "499" })).toBe(1)
+    // The access record is written after the hang-up is noticed; wait for it, not for a fixed time.
+    const hungUp = () => h?.metrics.requests.get({ method: "POST", route: "/api/chat", status: "499" })
+    await waitFor(() => hungUp() === 1, { what: "the 499 to be counted" })
+    expect(hungUp()).toBe(1)
   })
 
   test("optional fields sent as null are treated as absent", async () => {

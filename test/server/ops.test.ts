@@ -1,9 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { ConfigError } from "../../src/errors.ts"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { isLoopback, type RunningServer, startServer } from "../../src/server/server.ts"
 import { startFakeProvider } from "../support/fake-provider.ts"
+import { waitFor } from "../support/wait.ts"
 import { type Harness, parseFrames, startHarness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -25,15 +29,33 @@ const slowToolset = {
   },
 }
 
+/** A toolset whose prerequisite check runs until `gate` exists: "still running" without a clock. */
+function gatedToolset(gate: string) {
+  return {
+    "gated/check": {
+      description: "A toolset whose prerequisite waits for the test",
+      prerequisites: [{ command: `while [ ! -e ${gate} ]; do sleep 0.02; done` }],
+      tools: [{ name: "gated_tool", description: "Nothing", command: "true" }],
+    },
+  }
+}
+
+type Info = { toolsets: Array<{ name: string; status: string }> }
+
 describe("operations", () => {
   test("/healthz always; /readyz 200 once toolsets are loaded, without waiting for slow prerequisites", async () => {
-    h = await startHarness({ init: { toolsets: slowToolset } })
-    expect(await (await fetch(`${h.url}/healthz`)).json()).toEqual({ status: "ok" })
-    // The slow/check prerequisite (sleep 0.5) is still running: readiness does not wait for it.
-    const started = performance.now()
-    const ready = await fetch(`${h.url}/readyz`)
-    expect(ready.status).toBe(200)
-    expect(performance.now() - started).toBeLessThan(400)
+    const gate = join(mkdtempSync(join(tmpdir(), "dupin-gate-")), "release")
+    try {
+      h = await startHarness({ init: { toolsets: gatedToolset(gate) } })
+      expect(await (await fetch(`${h.url}/healthz`)).json()).toEqual({ status: "ok" })
+      const ready = await fetch(`${h.url}/readyz`)
+      expect(ready.status).toBe(200)
+      // The gated check cannot finish before the gate opens: readiness did not wait for it.
+      const info = (await (await fetch(`${h.url}/api/info`)).json()) as Info
+      expect(info.toolsets.find((t) => t.name === "gated/check")?.status).not.toBe("enabled")
+    } finally {
+      writeFileSync(gate, "")
+    }
   })
 
   test("/readyz is 503 with the reason when a toolset cannot be loaded", async () => {
@@ -54,7 +76,7 @@ describe("operations", () => {
       }
       return body.toolsets.some((t) => t.name === "slow/check" && t.status === "enabled")
     }
-    for (let i = 0; i < 150 && !(await slowChecked()); i++) await Bun.sleep(20)
+    await waitFor(slowChecked, { what: "slow/check to be checked" })
     const info = (await (await fetch(`${h.url}/api/info`)).json()) as {
       version: string
       models: string[]
@@ -114,7 +136,10 @@ describe("operations", () => {
       h.fake.script({ content: "ok" })
       await h.post({ ask: "my secret question" }, { authorization: "Bearer tok-123456" })
       await h.post({ ask: "q" }, { authorization: "Bearer nope" })
-      await Bun.sleep(20)
+      // The access line is written after the response is sent: wait for the second one.
+      await waitFor(() => lines.filter((l) => l.includes('"path":"/api/chat"')).length >= 2, {
+        what: "two access lines",
+      })
     } finally {
       setLogSink(previous)
       setLogLevel("ERROR")
@@ -187,11 +212,13 @@ describe("startServer", () => {
         })
       // Quick first, then a provider call that hangs for ever.
       fake.script({ content: "quick answer", delayMs: 200 })
+      const completions = () => fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length
       const quick = open("quick")
-      await Bun.sleep(50)
+      // The quick request must take the first scripted step before the stuck one is sent.
+      await waitFor(() => completions() === 1, { what: "the quick request at the provider" })
       fake.script({ hang: true })
       const stuck = open("stuck")
-      await Bun.sleep(100)
+      await waitFor(() => completions() === 2, { what: "the stuck request at the provider" })
       const started = Date.now()
       await server.shutdown(600)
       expect(Date.now() - started).toBeLessThan(5000)

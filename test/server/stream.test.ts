@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Metadata } from "../../src/agent/events.ts"
 import type { ChatMessage } from "../../src/llm/types.ts"
 import type { RecordedRequest } from "../support/fake-provider.ts"
 import { liveInGroup } from "../support/live-processes.ts"
+import { waitFor, waitForPid } from "../support/wait.ts"
 import { eventOf, type Harness, parseFrames, startHarness } from "./harness.ts"
 
 let h: Harness | undefined
@@ -206,15 +206,14 @@ describe("SSE stream", () => {
       if (done) throw new Error("stream ended early")
       seen += new TextDecoder().decode(value)
     }
-    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await Bun.sleep(20)
-    const pgid = Number(readFileSync(pidFile, "utf8").trim())
+    const pgid = await waitForPid(pidFile)
     expect(liveInGroup(pgid).length).toBeGreaterThan(0)
     expect(harness.runs.size).toBe(1)
 
     abort.abort()
-    for (let i = 0; i < 100 && liveInGroup(pgid).length > 0; i++) await Bun.sleep(20)
+    await waitFor(() => liveInGroup(pgid).length === 0, { what: "the tool's group to end" })
     expect(liveInGroup(pgid)).toEqual([])
-    for (let i = 0; i < 50 && harness.runs.size > 0; i++) await Bun.sleep(20)
+    await waitFor(() => harness.runs.size === 0, { what: "the run to end" })
     expect(harness.runs.size).toBe(0)
     expect(harness.metrics.activeStreams.get()).toBe(0)
     // The run stopped: the model was not called again.

@@ -6,17 +6,15 @@ import { configureContainment, resetContainment } from "../../src/tool/containme
 import { runPipeline, runProcess } from "../../src/tool/spawn.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { liveInGroup } from "../support/live-processes.ts"
+import { waitFor, waitForPid } from "../support/wait.ts"
 
 const env = buildToolEnv(process.env)
 const base = { env, timeoutMs: 10_000, maxOutputBytes: 1_000_000 }
 
 /** SIGKILL is asynchronous: a killed process may still show as running for a moment under load. */
 async function survivors(pgid: number): Promise<string[]> {
-  for (let i = 0; i < 20; i++) {
-    const live = liveInGroup(pgid)
-    if (live.length === 0) return live
-    await Bun.sleep(50)
-  }
+  // A timeout here is not the failure: the caller's assertion shows who survived.
+  await waitFor(() => liveInGroup(pgid).length === 0, { timeoutMs: 5000 }).catch(() => undefined)
   return liveInGroup(pgid)
 }
 
@@ -123,15 +121,17 @@ describe("runProcess", () => {
     const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))
     const pidFile = join(dir, "pid")
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 300)
-    const r = await runProcess({
+    const running = runProcess({
       ...base,
       signal: controller.signal,
       argv: ["bash", "-c", `echo $$ > ${pidFile}; sleep 1000 & sleep 1000`],
     })
+    // Abort once the group exists: an abort before the shell wrote its pid would prove nothing.
+    const pgid = await waitForPid(pidFile)
+    controller.abort()
+    const r = await running
     expect(r.aborted).toBe(true)
     expect(r.timedOut).toBe(false)
-    const pgid = Number((await Bun.file(pidFile).text()).trim())
     expect(await survivors(pgid)).toEqual([])
   })
 
@@ -242,7 +242,7 @@ async function liveWith(marker: string): Promise<string[]> {
       .stdout.toString()
       .split("\n")
       .filter((l) => l.includes(marker) && !l.includes("ps -eo") && !/^\s*\d+\s+Z/.test(l))
-  for (let i = 0; i < 20 && scan().length > 0; i++) await Bun.sleep(50)
+  await waitFor(() => scan().length === 0, { timeoutMs: 5000 }).catch(() => undefined)
   return scan()
 }
 
