@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ToolResultStatus } from "../../src/tool/result.ts"
-import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from "../../src/tool/tool.ts"
+import { type StructuredToolResult, ToolResultStatus } from "../../src/tool/result.ts"
+import { DEFAULT_TOOL_LIMITS, Tool, type ToolContext } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { BashTool } from "../../src/toolset/bash/index.ts"
 import { YamlTool } from "../../src/toolset/yaml-tool.ts"
@@ -71,5 +71,23 @@ describe("a subprocess tool owns its timeout", () => {
     expect(result.error).toContain("timed out after 1 s")
     expect(result.dataText()).toContain("last words before the hang")
     await expectGroupGone(pgid)
+  })
+})
+
+/** An in-process tool that never settles and ignores its signal (a stuck HTTP client). */
+class Stuck extends Tool {
+  constructor() {
+    super({ name: "stuck", description: "Never answers", timeout: 0.2 })
+  }
+  protected invoke(): Promise<StructuredToolResult> {
+    return new Promise<StructuredToolResult>(() => {})
+  }
+}
+
+describe("an in-process tool's timeout is owned by Tool.run", () => {
+  test("a tool that ignores its signal still ends at its timeout, as an error result", async () => {
+    const result = await new Stuck().run({}, context())
+    expect(result.status).toBe(ToolResultStatus.ERROR)
+    expect(result.error).toBe("stuck timed out after 0.2 s.")
   })
 })
