@@ -12,9 +12,6 @@ import { parseCommand } from "./parse.ts"
 /** Longest sequence searched; a longer one is refused whole (the search runs on the event loop). */
 export const MAX_EMBEDDED_WORDS = 64
 
-/** Characters that end a word where a program's own command language would (shell, git `!`, less `+!`). */
-const SEPARATORS = /[\s;&|()<>`'"!{}=+\\]+/
-
 export type Embedded = {
   /** Word sequences any suffix of which may be run as a command. */
   sequences: string[][]
@@ -23,16 +20,14 @@ export type Embedded = {
 }
 
 /**
- * The argv itself, and for each argument that holds more than one word: its words as a shell
- * reads them (quotes and escapes removed: `'!r""m -r d'` is `rm -r d`) and as plainly split.
+ * The argv itself, and each argument read as a shell reads it (quotes and escapes removed:
+ * `'!r""m -r d'` is `rm -r d`), whole and after a `name=` or a leading `!`/`+!`.
  */
 export function embeddedCommands(args: readonly string[]): Embedded {
   const sequences: string[][] = [[...args]]
   let unreadable: string | undefined
   for (const arg of args) {
-    const words = arg.split(SEPARATORS).filter((w) => w.length > 0)
-    if (words.length < 2 && words[0] === arg) continue
-    sequences.push(words)
+    if (!/[\s;&|()<>`'"\\$!=]/.test(arg)) continue
     // The text after a `name=` or a leading `!`/`+!` is what a program would hand to a shell.
     const texts = new Set([arg, arg.slice(arg.indexOf("=") + 1)].map((t) => t.replace(/^\+?!?/, "")))
     for (const text of texts) {
