@@ -1,4 +1,5 @@
 import { parseCommand } from "./parse.ts"
+import { scriptCommands } from "./rules/shells.ts"
 
 /**
  * Where a command may hide in the arguments of a program that needs approval. Programs dupin does
@@ -12,6 +13,12 @@ import { parseCommand } from "./parse.ts"
 /** Longest sequence searched; a longer one is refused whole (the search runs on the event loop). */
 export const MAX_EMBEDDED_WORDS = 64
 
+/**
+ * Where a command language other than the shell's would end a word (`system("rm -r d")` in perl,
+ * `os.system('…')`): the plain split. `=` and `+` stay inside words (`--set env=prod`).
+ */
+const SEPARATORS = /[\s;&|()<>`'"!{}\\,]+/
+
 export type Embedded = {
   /** Word sequences any suffix of which may be run as a command. */
   sequences: string[][]
@@ -21,21 +28,24 @@ export type Embedded = {
 
 /**
  * The argv itself, and each argument read as a shell reads it (quotes and escapes removed:
- * `'!r""m -r d'` is `rm -r d`), whole and after a `name=` or a leading `!`/`+!`.
+ * `'!r""m -r d'` is `rm -r d`; `;`, `&&`, `if` scripts by their commands), whole and after a
+ * `name=` or a leading `!`/`+!`, and plainly split for other languages.
  */
 export function embeddedCommands(args: readonly string[]): Embedded {
   const sequences: string[][] = [[...args]]
   let unreadable: string | undefined
   for (const arg of args) {
     if (!/[\s;&|()<>`'"\\$!=]/.test(arg)) continue
+    sequences.push(arg.split(SEPARATORS).filter((w) => w.length > 0))
     // The text after a `name=` or a leading `!`/`+!` is what a program would hand to a shell.
     const texts = new Set([arg, arg.slice(arg.indexOf("=") + 1)].map((t) => t.replace(/^\+?!?/, "")))
     for (const text of texts) {
       const parsed = parseCommand(text)
       if (parsed.ok) sequences.push(...parsed.stages)
+      else sequences.push(...(scriptCommands(text)?.commands ?? []))
       // Substitutions and ANSI-C quotes spell words the text does not show; `$1` in an awk
       // program or `{$.x}` in a jsonpath spells none.
-      else if (/\$[({']|`/.test(text)) unreadable ??= arg
+      if (!parsed.ok && /\$[({']|`/.test(text)) unreadable ??= arg
     }
   }
   return { sequences, unreadable }

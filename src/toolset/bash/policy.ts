@@ -146,9 +146,8 @@ function hardDeny(
   walk: Walk,
 ): Verdict | undefined {
   // Environment dumps hand provider keys and tokens to the model.
-  // In an embedded search `env` followed by words is a word of the text (`kubectl set env d X=1`).
-  const dumps = !walk.embedded || args.every((a) => a.startsWith("-"))
-  if ((name === "env" || name === "printenv") && dumps)
+  // In an embedded search `env` is a word of the text (`kubectl set env d X=1`, `-m "update env"`).
+  if ((name === "env" || name === "printenv") && !walk.embedded)
     return deny(`${name} prints the environment (credentials)`)
   // Inside an embedded search the words were the outer stage's arguments, whose paths it checked
   // with its own exceptions (`kubectl --kubeconfig`, `df /dev/sda1`).

@@ -140,6 +140,19 @@ describe("the embedded and piped forms are real", () => {
   }
 })
 
+// The embedded search reads text as a shell would: words that only mention a command stay a
+// human's decision.
+test.each([
+  "kubectl set env deploy/x FOO=bar",
+  "kubectl label pod x env=prod",
+  "helm install x ./chart --set env=prod",
+  'git commit -m "don\'t break the env"',
+  "sudo awk '{print $1}' /var/log/syslog",
+  "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
+])("%s still asks a human", (command) => {
+  expect(sandbox.tool().evaluate(command).verdict?.decision).toBe("approve")
+})
+
 describe("reading ordinary files is a read", () => {
   for (const [command, expected] of [
     ["cat /etc/hostname", readFileSync("/etc/hostname", "utf8")],
