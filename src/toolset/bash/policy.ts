@@ -11,7 +11,7 @@ import { classifyFind } from "./rules/readers.ts"
 import { scriptCommands } from "./rules/shells.ts"
 import { classifyPs } from "./rules/sysstat.ts"
 import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
-import { isRecursiveRemove, outputPaths, WRITERS } from "./rules/writers.ts"
+import { isRecursiveRemove, outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
 
 export type BashPolicyConfig = {
@@ -171,7 +171,7 @@ function hardDeny(
     WRITERS.has(name) ||
     writesFiles(name, args) ||
     ((name === "kubectl" || name === "docker") && args.includes("cp"))
-  const targets = writes ? args : outputPaths(name, args)
+  const targets = writes ? args : [...outputPaths(name, args), ...textWritePaths(name, args)]
   const target = targets.find((a) => isUnderEtc(a, config.cwd))
   if (target) return deny(`${name} would write under /etc (${target})`)
   return undefined

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { readFileSync, rmSync } from "node:fs"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
 import { ToolResultStatus } from "../../../src/tool/result.ts"
 import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, SSH_KEY_CANARY } from "./harness.ts"
 
@@ -90,6 +91,8 @@ const REFUSED_APPROVED = [
   "ssh localhost rm -r {{VDIR}}",
   "ip netns exec ns1 rm -r {{VDIR}}",
   "kubectl get --raw=/api/v1/namespaces/default/%73ecrets",
+  "sudo -e /etc/hosts",
+  "sudoedit /etc/hosts",
   // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.
   ...EMBEDDED_AND_PIPED(),
 ]
@@ -151,6 +154,50 @@ test.each([
   "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
 ])("%s still asks a human", (command) => {
   expect(sandbox.tool().evaluate(command).verdict?.decision).toBe("approve")
+})
+
+/**
+ * Files named inside a program text or by position are written too: refused under /etc even
+ * approved. `{{OUT}}` is a fresh path under /etc; the control writes the same form to a temp path.
+ */
+const TEXT_WRITES = [
+  "sed 'w {{OUT}}' {{VICTIM}}",
+  "sed -n 's/old/new/w {{OUT}}' {{VICTIM}}",
+  "sed -e p -e '1W{{OUT}}' {{VICTIM}}",
+  "sed --expression='1w{{OUT}}' {{VICTIM}}",
+  "awk '{print > \"{{OUT}}\"}' {{VICTIM}}",
+  "gawk '{print >> \"{{OUT}}\"}' {{VICTIM}}",
+  "mawk '{print | \"cat > {{OUT}}\"}' {{VICTIM}}",
+  "uniq {{VICTIM}} {{OUT}}",
+]
+
+describe("writes named in program texts and by position", () => {
+  for (const template of TEXT_WRITES) {
+    test(`${template} is refused approved under /etc`, async () => {
+      const paths = { ...sandbox.fresh(), home: sandbox.home }
+      const out = `/etc/dupin-probe-${Math.random().toString(36).slice(2)}`
+      const result = await sandbox.run(fill(template, paths).replaceAll("{{OUT}}", out), { approved: true })
+      expect(result.error).toContain("not run, even with approval")
+      expect(existsSync(out)).toBe(false)
+    })
+    test(`${template} writes for real (control, outside /etc)`, () => {
+      const paths = { ...sandbox.fresh(), home: sandbox.home }
+      const out = join(sandbox.dir, `out-${Math.random().toString(36).slice(2)}`)
+      const command = fill(template, paths).replaceAll("{{OUT}}", out)
+      Bun.spawnSync(["bash", "-c", command], { cwd: sandbox.dir, stdout: "ignore", stderr: "ignore" })
+      expect(existsSync(out)).toBe(true)
+    })
+  }
+
+  test("reading under /etc with sed, awk and uniq is still a read", () => {
+    for (const command of [
+      "sed -n p /etc/network/interfaces",
+      "sed -n '/www/p' /etc/hostname",
+      "awk '$3 > 100' /etc/passwd",
+      "uniq -c /etc/hostname",
+    ])
+      expect(sandbox.tool().evaluate(command).verdict?.decision).toBe("allow")
+  })
 })
 
 describe("reading ordinary files is a read", () => {

@@ -290,6 +290,21 @@ export function writesFiles(name: string, args: readonly string[]): boolean {
     : hasOption(scan.options, "-o", "--output")
 }
 
+/**
+ * The program texts of a sed or awk command line (sed's `-e` values or first operand, awk's
+ * program operand), read by the same grammar as the verdict; every argument when unreadable.
+ */
+export function programTexts(name: string, args: readonly string[]): readonly string[] {
+  const rule = FILTERS[name === "gsed" ? "sed" : name === "nawk" ? "awk" : name]
+  if (!rule || (rule !== SED && rule !== AWK)) return []
+  const scan = scanOptions(args, dashed(rule.spec))
+  if (!scan.ok) return args
+  const scripts = scan.options
+    .filter((o) => o.name === "-e" || o.name === "--expression")
+    .map((o) => o.value ?? "")
+  return scripts.length > 0 && rule === SED ? scripts : scan.operands.slice(0, 1)
+}
+
 export function isFilter(name: string): boolean {
   return Object.hasOwn(FILTERS, name)
 }

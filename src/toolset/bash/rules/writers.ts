@@ -1,3 +1,5 @@
+import { programTexts } from "./filters.ts"
+
 /**
  * Programs that create, change or delete the files named in their arguments. Any of them touching
  * /etc is refused even with approval (see policy.ts); `rm -r` is refused anywhere.
@@ -92,3 +94,21 @@ export function outputPaths(name: string, args: readonly string[]): string[] {
   }
   return paths
 }
+
+/**
+ * Files a program writes that are named inside its program text or by position, not by an
+ * option: sed's `w FILE` command and `s///w FILE` flag, awk's `print > "FILE"` and `| "cmd"`,
+ * `uniq IN OUT`. Conservative: every word of a program text that has a write construct counts,
+ * so the policy can refuse the ones under /etc even when a human approved.
+ */
+export function textWritePaths(name: string, args: readonly string[]): string[] {
+  if (name === "uniq") return args.filter((a) => !a.startsWith("-")).slice(1)
+  const construct = SED.has(name) ? /[wW]/ : AWK.has(name) ? /[>|]/ : undefined
+  if (!construct) return []
+  return programTexts(name, args)
+    .filter((text) => construct.test(text))
+    .flatMap((text) => text.split(/[\s;'"{}()<>|,]+|(?<![A-Za-z])[wW]/))
+}
+
+const SED = new Set(["sed", "gsed"])
+const AWK = new Set(["awk", "gawk", "mawk", "nawk"])
