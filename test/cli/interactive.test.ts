@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { waitFor } from "../support/wait.ts"
 import { PtySession } from "./pty.ts"
 import { approvalToolsetFile, cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS } from "./support.ts"
 
@@ -101,10 +102,11 @@ describe("interactive ask on a terminal", () => {
       fake.script({ hang: true }, { content: "Second try worked." })
       session = new PtySession(["ask", "slow question"], cliEnv(fake), tmpdir())
       // The model call is in flight once the fake provider has recorded it.
-      while (fake.requests.length === 0) await Bun.sleep(20)
+      await waitFor(() => fake.requests.length > 0, { what: "the model call" })
       session.type("\x03")
       await session.waitFor("Stopped.")
       await session.waitFor("\n> ")
+      // Past the 2 s double-Ctrl+C window, so the next Ctrl+C counts as a first one again.
       await Bun.sleep(2100)
       session.type("try again\n")
       expect(await session.waitFor("\n> ")).toContain("Second try worked.")

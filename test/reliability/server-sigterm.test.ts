@@ -7,6 +7,7 @@ import { startServerProcess, waitForOk } from "../bench/support/processes.ts"
 import { serveArgv, writeServeConfig } from "../bench/support/server-config.ts"
 import { type FakeProvider, type RecordedRequest, startFakeProvider } from "../support/fake-provider.ts"
 import { liveChildren, liveInGroup } from "../support/live-processes.ts"
+import { waitFor } from "../support/wait.ts"
 import { withinDeadline } from "./deadline.ts"
 import { callThenAnswer } from "./server.ts"
 
@@ -57,7 +58,7 @@ function toolGroups(pid: number): number[] {
   return liveChildren(pid).map((l) => Number(l.split(/\s+/)[0]))
 }
 
-async function inFlight(url: string): Promise<Promise<string[]>[]> {
+async function inFlight(url: string, pid: number): Promise<Promise<string[]>[]> {
   let running = 0
   const all = Promise.withResolvers<void>()
   const streams = Array.from({ length: STREAMS }, () =>
@@ -66,7 +67,8 @@ async function inFlight(url: string): Promise<Promise<string[]>[]> {
     }),
   )
   await withinDeadline("streams starting their tools", 10_000, all.promise)
-  await Bun.sleep(200) // the tool processes are spawned right after the event
+  // The tool processes are spawned right after the event: wait for them, not for a fixed time.
+  await waitFor(() => toolGroups(pid).length >= STREAMS, { what: `${STREAMS} tool groups` })
   return streams
 }
 
@@ -75,7 +77,7 @@ test("dupin serve: SIGTERM lets streams inside the grace period finish, then exi
   const files = writeServeConfig(fake.url)
   const server = await startServerProcess(serveArgv(files.configPath))
   await waitForOk(`${server.url}/readyz`)
-  const streams = await inFlight(server.url)
+  const streams = await inFlight(server.url, server.pid)
   const groups = toolGroups(server.pid)
   expect(groups.length).toBe(STREAMS)
 
@@ -93,7 +95,7 @@ test("streams still running when the grace period ends get an `error` event; exi
     GRACE_MS: "1000",
   })
   await waitForOk(`${server.url}/readyz`)
-  const streams = await inFlight(server.url)
+  const streams = await inFlight(server.url, server.pid)
   const groups = toolGroups(server.pid)
   expect(groups.length).toBe(STREAMS)
 
@@ -114,7 +116,7 @@ test.skipIf(process.env.DUPIN_SOAK !== "1")(
     const files = writeServeConfig(fake.url)
     const server = await startServerProcess(serveArgv(files.configPath))
     await waitForOk(`${server.url}/readyz`)
-    const streams = await inFlight(server.url)
+    const streams = await inFlight(server.url, server.pid)
     const groups = toolGroups(server.pid)
     server.proc.kill("SIGTERM")
     const events = await withinDeadline("streams after SIGTERM", 45_000, Promise.all(streams))
