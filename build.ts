@@ -22,7 +22,7 @@ async function commit(): Promise<string> {
 async function build(target: string | undefined, outfile: string, gitCommit: string): Promise<void> {
   const result = await Bun.build({
     // The search worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts).
-    entrypoints: ["./src/cli/main.ts", "./src/context/search-worker.ts"],
+    entrypoints: ["./src/main.ts", "./src/context/search-worker.ts"],
     compile: {
       ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
       outfile,

@@ -17,21 +17,26 @@ export type CommandEntry = {
 const CONFIG_HELP =
   "  --config FILE       config file (default: $SVC_CONFIG_PATH; without one, --model or $MODEL)"
 
-export const COMMANDS: Record<string, CommandEntry> = {
-  ask: {
-    summary: "Ask one question, answer on stdout, then follow-ups on a terminal",
-    options: {
-      config: { type: "string" },
-      model: { type: "string" },
-      file: { type: "string", short: "f", multiple: true },
-      json: { type: "boolean" },
-      yes: { type: "boolean", short: "y" },
-      "no-interactive": { type: "boolean" },
-      "max-steps": { type: "string" },
-      "toolset-file": { type: "string", multiple: true },
-      bash: { type: "boolean" },
-    },
-    help: `Usage: dupin ask [QUESTION] [options]
+/**
+ * The command table. `serve` is the HTTP face's command: its implementation is handed in by the
+ * entry point (`src/main.ts`), so the CLI never imports the server.
+ */
+export function commandTable(loadServe: () => Promise<CommandRun>): Record<string, CommandEntry> {
+  return {
+    ask: {
+      summary: "Ask one question, answer on stdout, then follow-ups on a terminal",
+      options: {
+        config: { type: "string" },
+        model: { type: "string" },
+        file: { type: "string", short: "f", multiple: true },
+        json: { type: "boolean" },
+        yes: { type: "boolean", short: "y" },
+        "no-interactive": { type: "boolean" },
+        "max-steps": { type: "string" },
+        "toolset-file": { type: "string", multiple: true },
+        bash: { type: "boolean" },
+      },
+      help: `Usage: dupin ask [QUESTION] [options]
 
 Investigates QUESTION with the enabled toolsets. Progress (each tool call, its duration and
 status) goes to stderr, the markdown answer to stdout. Piped stdin is attached as context.
@@ -59,17 +64,17 @@ Examples:
 
 Without a terminal and without --yes, calls that need approval are denied and the model is told.
 Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130 interrupted.`,
-    load: async () => (await import("./commands/ask.ts")).askCommand,
-  },
-  serve: {
-    summary: "Run the HTTP API server",
-    options: {
-      config: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      insecure: { type: "boolean" },
+      load: async () => (await import("./commands/ask.ts")).askCommand,
     },
-    help: `Usage: dupin serve [options]
+    serve: {
+      summary: "Run the HTTP API server",
+      options: {
+        config: { type: "string" },
+        host: { type: "string" },
+        port: { type: "string" },
+        insecure: { type: "boolean" },
+      },
+      help: `Usage: dupin serve [options]
 
 Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics).
 
@@ -85,12 +90,12 @@ Examples:
   dupin serve --config /etc/dupin/config.yaml
   SVC_AUTH_TOKEN=$(openssl rand -hex 32) dupin serve --host 0.0.0.0 --port 8080
   MODEL=openai/gpt-4.1-mini dupin serve`,
-    load: async () => (await import("./commands/serve.ts")).serveCommand,
-  },
-  toolsets: {
-    summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
-    options: { config: { type: "string" }, json: { type: "boolean" } },
-    help: `Usage: dupin toolsets [list|check] [options]
+      load: loadServe,
+    },
+    toolsets: {
+      summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
+      options: { config: { type: "string" }, json: { type: "boolean" } },
+      help: `Usage: dupin toolsets [list|check] [options]
 
 list (default) shows each toolset's name, status (enabled, disabled, failed), error and when its
 prerequisites were checked. check forgets earlier results and runs every prerequisite again.
@@ -103,12 +108,12 @@ Examples:
   dupin toolsets
   dupin toolsets check --config /etc/dupin/config.yaml
   dupin toolsets list --json | jq '.[] | select(.status == "failed")'`,
-    load: async () => (await import("./commands/toolsets.ts")).toolsetsCommand,
-  },
-  models: {
-    summary: "List the model names callers may use",
-    options: { config: { type: "string" }, json: { type: "boolean" } },
-    help: `Usage: dupin models [options]
+      load: async () => (await import("./commands/toolsets.ts")).toolsetsCommand,
+    },
+    models: {
+      summary: "List the model names callers may use",
+      options: { config: { type: "string" }, json: { type: "boolean" } },
+      help: `Usage: dupin models [options]
 
 Lists the names accepted as a request's model (the modelList keys, or the single configured model)
 with the provider model id and context window of each.
@@ -120,24 +125,25 @@ ${CONFIG_HELP}
 Examples:
   dupin models --config /etc/dupin/config.yaml
   MODEL=anthropic/claude-sonnet-4 dupin models --json`,
-    load: async () => (await import("./commands/models.ts")).modelsCommand,
-  },
-  version: {
-    summary: "Print the version and commit",
-    options: {},
-    help: `Usage: dupin version
+      load: async () => (await import("./commands/models.ts")).modelsCommand,
+    },
+    version: {
+      summary: "Print the version and commit",
+      options: {},
+      help: `Usage: dupin version
 
 Prints the version and the commit the binary was built from.
 
 Example:
   dupin version`,
-    load: async () => (await import("./commands/version.ts")).versionCommand,
-  },
+      load: async () => (await import("./commands/version.ts")).versionCommand,
+    },
+  }
 }
 
-export function mainHelp(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length))
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+export function mainHelp(commands: Record<string, CommandEntry>): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length))
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   return `Usage: dupin <command> [options]
 
 dupin investigates infrastructure problems with an LLM and read-only tools.

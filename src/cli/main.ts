@@ -1,27 +1,26 @@
-#!/usr/bin/env bun
 /**
- * The `dupin` command. This file stays small and imports nothing heavy: each command's module is
+ * The `dupin` command line (the executable entry is `src/main.ts`). This file stays small and imports nothing heavy: each command's module is
  * loaded only when that command runs, so `dupin version` never evaluates the server or the engine.
  */
 import { log } from "../log.ts"
 import { parseArgs, UsageError } from "./args.ts"
-import { COMMANDS, mainHelp } from "./commands.ts"
+import { type CommandEntry, mainHelp } from "./commands.ts"
 import { describeFailure } from "./exit.ts"
 import { writeStderr, writeStdout } from "./output.ts"
 
 /** Runs one command line; resolves to the exit code. Failures are thrown to the caller. */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], commands: Record<string, CommandEntry>): Promise<number> {
   const [first, ...rest] = argv
   if (first === undefined || first === "--help" || first === "-h") {
-    await writeStdout(mainHelp())
+    await writeStdout(mainHelp(commands))
     return 0
   }
-  if (first === "help") return main(rest.length > 0 ? [rest[0] as string, "--help"] : [])
-  if (first === "--version" || first === "-V") return main(["version"])
-  const entry = COMMANDS[first]
+  if (first === "help") return main(rest.length > 0 ? [rest[0] as string, "--help"] : [], commands)
+  if (first === "--version" || first === "-V") return main(["version"], commands)
+  const entry = Object.hasOwn(commands, first) ? commands[first] : undefined
   if (!entry) {
     throw new UsageError(
-      `unknown command "${first}". Commands: ${Object.keys(COMMANDS).join(", ")} (see: dupin --help)`,
+      `unknown command "${first}". Commands: ${Object.keys(commands).join(", ")} (see: dupin --help)`,
     )
   }
   const args = parseArgs(rest, entry.options, first)
@@ -33,10 +32,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   return run(args)
 }
 
-if (import.meta.main) {
+/** Runs the process's command line and exits with its code; failures become one stderr line. */
+export async function runMain(commands: Record<string, CommandEntry>): Promise<never> {
   let code: number
   try {
-    code = await main(process.argv.slice(2))
+    code = await main(process.argv.slice(2), commands)
   } catch (error) {
     const failure = describeFailure(error)
     log.debug("command failed", {

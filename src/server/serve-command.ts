@@ -1,14 +1,15 @@
-import { errorMessage } from "../../errors.ts"
-import { log } from "../../log.ts"
-import { startServer } from "../../server/index.ts"
-import { containmentInfo } from "../../tool/containment/index.ts"
-import { containmentLine } from "../../tool/containment/report.ts"
-import { flag, intOption, noPositionals, type ParsedArgs, stringOption, UsageError } from "../args.ts"
-import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
-import { EXIT } from "../exit.ts"
+import { flag, intOption, noPositionals, type ParsedArgs, stringOption, UsageError } from "../cli/args.ts"
+import { applyLogLevel, loadCliConfig } from "../cli/cli-config.ts"
+import { EXIT } from "../cli/exit.ts"
+import { errorMessage } from "../errors.ts"
+import { log } from "../log.ts"
+import { containmentInfo } from "../tool/containment/index.ts"
+import { containmentLine } from "../tool/containment/report.ts"
+import { startServer } from "./index.ts"
 
 /**
- * `dupin serve`. The config is parsed once here; toolset prerequisites run in the background after
+ * `dupin serve`: the HTTP face's own command. It lives with the server so that `cli/` never imports
+ * `server/`; `src/main.ts` puts it into the command table. The config is parsed once here; toolset prerequisites run in the background after
  * the port is bound (`/readyz` turns 200 when they are done), so nothing slow precedes listening.
  * SIGTERM or Ctrl+C drains running chats, then exits 0; a second Ctrl+C exits at once.
  */

@@ -4,7 +4,7 @@
  *
  * Each conversation: 3 tool steps of 2 tool calls (`true`, `echo`: real subprocesses from a YAML
  * toolset), then the answer: 4 provider calls. The fake provider runs in its own process with
- * 50 ms latency per call. The server is `bun src/cli/main.ts serve`, a fresh process per client
+ * 50 ms latency per call. The server is `bun src/main.ts serve`, a fresh process per client
  * count, so its VmHWM (peak RSS) and utime+stime (CPU, tool children excluded) are that level's.
  * The floor, in this process, replays the exact request bodies the server sent (recorded by the
  * provider) through the openai client and spawns the same tool commands with Bun.spawn; its CPU is
@@ -214,7 +214,7 @@ async function main(): Promise<BenchReport> {
     name: "Server under load (SSE chats on loopback)",
     method:
       `Per conversation: ${STEPS} steps x 2 tool calls (true, echo via a YAML toolset) + the answer = ${PROVIDER_CALLS} ` +
-      `provider calls at ${LATENCY_MS} ms each (fake provider in its own process). Server: \`bun src/cli/main.ts serve\`, ` +
+      `provider calls at ${LATENCY_MS} ms each (fake provider in its own process). Server: \`bun src/main.ts serve\`, ` +
       `fresh process per level; CPU = utime+stime of the server process (tool children excluded); peak RSS = VmHWM. ` +
       `Floor: this process replays the server's exact provider request bodies via the openai client and spawns the same ` +
       `commands (bash -c, detached, piped) with no server; CPU = this process's. Added latency = wall − ${PROVIDER_CALLS * LATENCY_MS} ms. ` +

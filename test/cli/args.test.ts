@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import { parseArgs, UsageError } from "../../src/cli/args.ts"
-import { COMMANDS } from "../../src/cli/commands.ts"
+import { commandTable } from "../../src/cli/commands.ts"
+
+// The table as the executable builds it; serve's implementation is never loaded here.
+const COMMANDS = commandTable(async () => async () => 0)
 
 const ask = COMMANDS.ask?.options ?? {}
 

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FakeProvider } from "../support/fake-provider.ts"
 
-/** The CLI entry, run from source as a real subprocess (what `bun src/cli/main.ts` does). */
-export const MAIN = join(import.meta.dir, "../../src/cli/main.ts")
+/** The CLI entry, run from source as a real subprocess (what `bun src/main.ts` does). */
+export const MAIN = join(import.meta.dir, "../../src/main.ts")
 
 export type CliResult = { code: number; stdout: string; stderr: string }
 

@@ -239,7 +239,7 @@ describe("degraded containment", () => {
 })
 
 describe("the CLI shows and applies the configured containment", () => {
-  const MAIN = join(import.meta.dir, "../../src/cli/main.ts")
+  const MAIN = join(import.meta.dir, "../../src/main.ts")
   const toolsets = (config: string) => {
     const file = join(dir, `config-${Bun.hash(config)}.yaml`)
     writeFileSync(file, config)

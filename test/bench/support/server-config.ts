@@ -43,7 +43,7 @@ ${extra}`,
   return { dir, configPath, toolsetPath }
 }
 
-/** `bun src/cli/main.ts serve` on a free loopback port. */
+/** `bun src/main.ts serve` on a free loopback port. */
 export function serveArgv(configPath: string): string[] {
-  return ["bun", "src/cli/main.ts", "serve", "--config", configPath, "--port", "0"]
+  return ["bun", "src/main.ts", "serve", "--config", configPath, "--port", "0"]
 }
