@@ -58,9 +58,14 @@ const SYSTEM_CREDENTIALS = [
   "/var/run/secrets",
 ]
 
-/** Files inside a credential folder are recorded this deep, and this many in all (the cost is per command line). */
+/**
+ * Files inside a credential folder are recorded this deep and this many per folder (the cost is
+ * per command line), so one large folder cannot use up what the others need.
+ */
 const MAX_DEPTH = 3
-const MAX_ENTRIES = 4096
+const MAX_PER_ROOT = 256
+/** kubectl's discovery caches hold thousands of files and no credential. */
+const SKIPPED = new Set(["cache", "http-cache"])
 
 /**
  * The identities (`dev:ino`) of the credential files and folders that exist: the home
@@ -69,7 +74,6 @@ const MAX_ENTRIES = 4096
  */
 export function credentialIdentities(extra: readonly string[]): Identities {
   const found = new Map<string, string>()
-  const budget = { left: MAX_ENTRIES }
   const homes = new Set([homedir(), "/root", ...children("/home")])
   const roots = [
     ...[...homes].flatMap((home) => HOME_CREDENTIALS.map((name) => posix.join(home, name))),
@@ -77,7 +81,7 @@ export function credentialIdentities(extra: readonly string[]): Identities {
     ...children("/etc/ssh").filter((path) => /\/ssh_host_[^/]*_key$/.test(path)),
     ...extra,
   ]
-  for (const root of roots) record(root, found, budget, 0)
+  for (const root of roots) record(root, found, { left: MAX_PER_ROOT }, 0)
   return found
 }
 
@@ -92,7 +96,9 @@ function record(path: string, found: Map<string, string>, budget: { left: number
     if (target) found.set(target, path)
   }
   if (!stat.directory || depth >= MAX_DEPTH) return
-  for (const child of children(path)) record(child, found, budget, depth + 1)
+  for (const child of children(path)) {
+    if (!SKIPPED.has(posix.basename(child))) record(child, found, budget, depth + 1)
+  }
 }
 
 /** The identity of `path` itself (a symlink is not followed: its target is a root of its own). */
