@@ -1,11 +1,11 @@
 import { ModelError } from "../errors.ts"
 import type { ChatMessage } from "../llm/types.ts"
 import type {
+  EngineEvent,
   FollowUpAction,
   Metadata,
   PendingApproval,
   StopReason,
-  StreamMessage,
   ToolResultObject,
 } from "./events.ts"
 
@@ -37,8 +37,8 @@ export type RunOutcome = {
  * metrics). Provider and abort failures propagate as the run threw them.
  */
 export async function collectRun(
-  events: AsyncGenerator<StreamMessage, StopReason>,
-  observe?: (message: StreamMessage) => void,
+  events: AsyncGenerator<EngineEvent, StopReason>,
+  observe?: (message: EngineEvent) => void,
 ): Promise<RunOutcome> {
   const toolCalls: CollectedCall[] = []
   let closing: Closing | undefined
@@ -67,8 +67,6 @@ export async function collectRun(
       case "approval_required":
         closing = message
         break
-      case "error":
-        throw new ModelError(message.data.msg, "invalid_response")
       case "start_tool_calling":
       case "ai_message":
       case "token_count":
@@ -85,7 +83,7 @@ export async function collectRun(
   return outcome(stop, closing, toolCalls)
 }
 
-type Closing = Extract<StreamMessage, { event: "ai_answer_end" | "approval_required" }>
+type Closing = Extract<EngineEvent, { event: "ai_answer_end" | "approval_required" }>
 
 function outcome(stop: StopReason, closing: Closing, toolCalls: CollectedCall[]): RunOutcome {
   const { data } = closing

@@ -42,8 +42,12 @@ export type FollowUpAction = {
   prompt: string
 }
 
-/** The spec's stream events. The HTTP stream is exactly these, framed as SSE. */
-export type StreamMessage =
+/**
+ * What the engine yields: the spec's stream events but `error`. A run that fails throws; only a
+ * face turns that into an `error` event (the SSE stream's last frame), so consumers of the engine
+ * need no branch for it.
+ */
+export type EngineEvent =
   | { event: "start_tool_calling"; data: { tool_name: string; id: string } }
   | {
       event: "tool_calling_result"
@@ -78,6 +82,10 @@ export type StreamMessage =
     }
   | { event: "token_count"; data: { metadata: Metadata } }
   | CompactionEvent
+
+/** The spec's stream events. The HTTP stream is exactly these, framed as SSE. */
+export type StreamMessage =
+  | EngineEvent
   | { event: "error"; data: { description: string; error_code: number; msg: string; success: false } }
 
 export type StreamEventName = StreamMessage["event"]

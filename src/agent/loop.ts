@@ -15,7 +15,7 @@ import type { ToolExecutor } from "../tool/executor.ts"
 import { Accounting } from "./accounting.ts"
 import type { ApprovalMode } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
-import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
+import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
 import { toolMessageContent } from "./tool-message.ts"
 import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
@@ -47,7 +47,7 @@ export type AgentOptions = {
  * the return value says why the run stopped, so consumers need not infer it from that event.
  * Provider and abort failures throw (ModelError, AbortError); tool failures never do.
  */
-export async function* runAgent(options: AgentOptions): AsyncGenerator<StreamMessage, StopReason> {
+export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEvent, StopReason> {
   const { model, executor } = options
   const signal = options.signal ?? new AbortController().signal
   const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS)
@@ -75,7 +75,7 @@ type RunState = {
   window: ContextWindow
 }
 
-async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<StreamMessage, StopReason> {
+async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<EngineEvent, StopReason> {
   const { model, executor } = options
   const { signal, maxSteps, approval, acct, window } = run
   const history = [...options.messages]

@@ -2,7 +2,7 @@ import type { AssistantMessage, ChatMessage, ToolMessage } from "../llm/types.ts
 import { StructuredToolResult } from "../tool/result.ts"
 import { deniedText } from "./approval.ts"
 import { checkDecisions, type ToolDecision } from "./decisions.ts"
-import type { StreamMessage } from "./events.ts"
+import type { EngineEvent } from "./events.ts"
 import { boundedRunner, callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
 
 /** The assistant message whose calls wait for decisions, and its index in the history. */
@@ -27,7 +27,7 @@ export async function* applyDecisions(
   history: ChatMessage[],
   decisions: readonly ToolDecision[],
   step: StepContext,
-): AsyncGenerator<StreamMessage, void> {
+): AsyncGenerator<EngineEvent, void> {
   const turn = findPendingTurn(history)
   const calls = turn?.message.tool_calls ?? []
   const pending = calls.filter((c) => c.pending_approval)

@@ -5,7 +5,7 @@ import type { ToolExecutor } from "../tool/executor.ts"
 import type { ApprovalCallback, ApprovalMode } from "./approval.ts"
 import { collectRun, type RunOutcome } from "./collect.ts"
 import type { ToolDecision } from "./decisions.ts"
-import type { FollowUpAction, StopReason, StreamMessage } from "./events.ts"
+import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
 import { runAgent } from "./loop.ts"
 import { type LLMResult, llmResult } from "./result.ts"
 
@@ -56,7 +56,7 @@ export class ToolCallingLLM {
   }
 
   /** The spec's `call_stream`: the events of one request as they happen; returns why it stopped. */
-  callStream(messages: ChatMessage[], options: RunOptions = {}): AsyncGenerator<StreamMessage, StopReason> {
+  callStream(messages: ChatMessage[], options: RunOptions = {}): AsyncGenerator<EngineEvent, StopReason> {
     const { approvalCallback, approval, ...rest } = options
     return runAgent({
       ...rest,
@@ -74,7 +74,7 @@ export class ToolCallingLLM {
   run(
     messages: ChatMessage[],
     options: RunOptions = {},
-    observe?: (message: StreamMessage) => void,
+    observe?: (message: EngineEvent) => void,
   ): Promise<RunOutcome> {
     return collectRun(this.callStream(messages, options), observe)
   }

@@ -3,7 +3,7 @@ import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { engineLimits } from "../tool/tool.ts"
 import { type ApprovalMode, approvalOffText, deniedText, normalizeDecision } from "./approval.ts"
-import type { PendingApproval, StreamMessage } from "./events.ts"
+import type { EngineEvent, PendingApproval } from "./events.ts"
 import { limiter } from "./limiter.ts"
 import { echoResult, OutputBudget } from "./output-budget.ts"
 
@@ -74,7 +74,7 @@ function canonicalJson(value: unknown): string {
 export async function* runToolCalls(
   calls: ToolCall[],
   ctx: StepContext,
-): AsyncGenerator<StreamMessage, StepOutcome> {
+): AsyncGenerator<EngineEvent, StepOutcome> {
   const prepared = calls.map((call) => refuseRepeats(ctx.executor.prepare(call), ctx.seen))
   for (const p of prepared) {
     ctx.onToolCall?.(p.call)
@@ -184,7 +184,7 @@ async function execute(
 }
 
 /** The `tool_calling_result` event of a finished call, its output cut for the client. */
-export function resultEvent(f: FinishedCall, ctx: StepContext): StreamMessage {
+export function resultEvent(f: FinishedCall, ctx: StepContext): EngineEvent {
   return {
     event: "tool_calling_result",
     data: {

@@ -1,5 +1,4 @@
-import type { StreamMessage } from "../../agent/events.ts"
-import { ModelError } from "../../errors.ts"
+import type { EngineEvent } from "../../agent/events.ts"
 import type { ToolCall } from "../../llm/types.ts"
 import { clip, formatCall, formatDuration, parseArguments } from "./format.ts"
 
@@ -34,7 +33,7 @@ export class Progress {
   }
 
   /** Renders one engine event; the final answer itself is the caller's to print. */
-  onEvent(message: StreamMessage): void {
+  onEvent(message: EngineEvent): void {
     switch (message.event) {
       case "start_tool_calling": {
         const { id, tool_name } = message.data
@@ -71,8 +70,6 @@ export class Progress {
           `✓ compacted ${message.data.metadata.initial_tokens} → ${message.data.metadata.compacted_tokens} tokens`,
         )
         return
-      case "error":
-        throw new ModelError(message.data.msg, "invalid_response")
       case "token_count":
       case "ai_answer_end":
       case "approval_required":
