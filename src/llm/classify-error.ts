@@ -5,7 +5,7 @@
  */
 import OpenAI from "openai"
 import { ModelError, type ModelErrorKind } from "../errors.ts"
-import { redactKnown } from "../tool/redact.ts"
+import { redactKnown } from "../redact.ts"
 import { isRetryableStatus } from "./retry.ts"
 
 export type Failure = {

@@ -1,7 +1,7 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { redact } from "../redact.ts"
 import { duplicateKey } from "./duplicate-keys.ts"
-import { redact } from "./redact.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
 import type { Toolset } from "./toolset.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { REDACTED, redact } from "../../src/tool/redact.ts"
+import { REDACTED, redact } from "../src/redact.ts"
 
 const SECRET_YAML = `apiVersion: v1
 items:
