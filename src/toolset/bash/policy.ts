@@ -1,3 +1,4 @@
+import { posix } from "node:path"
 import { embeddedCommands, MAX_EMBEDDED_WORDS } from "./embedded.ts"
 import { parseCommand } from "./parse.ts"
 import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
@@ -8,7 +9,7 @@ import { classifyHost, isHostProgram } from "./rules/host.ts"
 import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
 import { classifyIp, classifyLsof, ipInnerCommand } from "./rules/network.ts"
 import { classifyFind } from "./rules/readers.ts"
-import { scriptCommands } from "./rules/shells.ts"
+import { COMPUTED, scriptCommands } from "./rules/shells.ts"
 import { classifyPs } from "./rules/sysstat.ts"
 import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
 import { isRecursiveRemove, outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
@@ -149,6 +150,10 @@ function hardDeny(
   // In an embedded search `env` is a word of the text (`kubectl set env d X=1`, `-m "update env"`).
   if ((name === "env" || name === "printenv") && !walk.embedded)
     return deny(`${name} prints the environment (credentials)`)
+  // The shell's own dumps of every variable, exported ones included (`bash -c set`, `export -p`).
+  const dumpArgs = name === "set" ? args.length === 0 : args.every((a) => /^-[pxrgaAfFil]*$/.test(a))
+  if (SHELL_DUMPS.has(name) && !walk.embedded && dumpArgs)
+    return deny(`${name} prints the shell's variables and environment (credentials)`)
   // Inside an embedded search the words were the outer stage's arguments, whose paths it checked
   // with its own exceptions (`kubectl --kubeconfig`, `df /dev/sda1`).
   for (const [index, arg] of walk.embedded ? [] : args.entries()) {
@@ -202,6 +207,8 @@ function embeddedDeny(
   }
   return undefined
 }
+
+const SHELL_DUMPS = new Set(["set", "declare", "typeset", "export", "readonly", "local"])
 
 /** An argument that reaches a file dupin cannot vet (see checkPath) asks a human. */
 function pathAsk(args: readonly string[], walk: Walk): Verdict | undefined {
@@ -336,10 +343,44 @@ function shellVerdict(name: string, script: string, config: BashPolicyConfig, wa
   if (parsed.ok) return atLeastApprove(classifyPipeline(parsed.stages, config, deeper(walk)), reason)
   const found = scriptCommands(script)
   if (!found) return approve(`${reason} script dupin cannot parse`)
-  const verdicts = found.commands.map((argv) => classifyStage(argv, config, deeper(walk)))
-  const denied = verdicts.find((v) => v.decision === "deny")
+  const denied = scriptDeny(name, found.commands, config, walk)
   if (denied) return denied
   return approve(found.opaque ? `${reason} script with computed words` : `${reason} script`)
+}
+
+/**
+ * The commands of a script, in order, against the hard-deny list. A word the shell computes may be
+ * anything: a computed command name is refused, and a computed argument is tried as the probe
+ * words (`rm -$"r" d`, `set -- -r; rm "$@" d`, `cat /proc/self/env?ron`). `cd` moves where the
+ * relative paths after it resolve (`cd /proc/self && cat environ`); a `cd` dupin cannot follow
+ * is refused.
+ */
+function scriptDeny(
+  name: string,
+  commands: readonly string[][],
+  config: BashPolicyConfig,
+  walk: Walk,
+): Verdict | undefined {
+  let cwd = config.cwd
+  let inner = deeper(walk)
+  for (const argv of commands) {
+    const [program, ...args] = argv
+    if (program === COMPUTED) return deny(`${name} script runs a command whose name the shell computes`)
+    if (program === "cd" || program === "pushd" || program === "popd") {
+      const target = args.filter((a) => !/^-[LPe@]+$/.test(a))
+      if (program === "popd" || target.length !== 1 || target[0] === COMPUTED || target[0] === "-")
+        return deny(`${name} script changes to a directory dupin cannot follow`)
+      cwd = posix.resolve(cwd, target[0]!)
+      // Paths already vetted were resolved against the old directory.
+      inner = { ...inner, budget: { left: walk.budget.left, paths: new Map() } }
+      continue
+    }
+    const probe = isReader(program ?? "") ? [...APPENDED_PROBE, "/etc/shadow"] : APPENDED_PROBE
+    const expanded = argv.flatMap((w) => (w === COMPUTED ? probe : [w]))
+    const verdict = classifyStage(expanded, { ...config, cwd }, inner)
+    if (verdict.decision === "deny") return verdict
+  }
+  return undefined
 }
 
 /** Whether the argv starts with one of the prefixes, token for token. */

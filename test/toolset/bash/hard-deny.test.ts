@@ -91,6 +91,18 @@ const REFUSED_APPROVED = [
   "ssh localhost rm -r {{VDIR}}",
   "ip netns exec ns1 rm -r {{VDIR}}",
   "kubectl get --raw=/api/v1/namespaces/default/%73ecrets",
+  // Scripts whose words the shell computes, or that move where relative paths resolve.
+  "bash -c 'x=rm; $x -r {{VDIR}}'",
+  "bash -c 'rm -$\"r\" {{VDIR}}'",
+  "bash -c 'set -- -r; rm \"$@\" {{VDIR}}'",
+  "sh -c 'cat /proc/self/env?ron'",
+  "bash -c 'cd /proc/self && cat environ'",
+  "bash -c 'cd {{HOME}}/.ssh; cat id_ed25519'",
+  "bash -c 'cd {{HOME}}; cd .ssh; tail id_ed25519'",
+  "bash -c 'cd; cat .ssh/id_ed25519'",
+  "bash -c 'export -p'",
+  "bash -c 'set'",
+  "sh -c 'declare -x; ls'",
   "sudo -e /etc/hosts",
   "sudoedit /etc/hosts",
   // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.
@@ -152,6 +164,7 @@ test.each([
   'git commit -m "don\'t break the env"',
   "sudo awk '{print $1}' /var/log/syslog",
   "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
+  "bash -c 'set -euxo pipefail; cd /var/log && tail -n 5 syslog'",
 ])("%s still asks a human", (command) => {
   expect(sandbox.tool().evaluate(command).verdict?.decision).toBe("approve")
 })

@@ -9,6 +9,9 @@ import { literalWord } from "../words.ts"
  */
 export type ScriptCommands = { commands: string[][]; opaque: boolean }
 
+/** Stands in `commands` for a word the shell computes (`$x`, `"$@"`, `d/*`, `$(…)`). */
+export const COMPUTED = "\u0000computed"
+
 export function scriptCommands(script: string): ScriptCommands | undefined {
   let tree: unknown
   try {
@@ -43,10 +46,12 @@ function walk(node: unknown, into: ScriptCommands, depth: number): void {
     for (const word of words) {
       const literal = literalWord(word)
       if (literal.ok) argv.push(literal.value)
-      else into.opaque = true
+      else {
+        into.opaque = true
+        argv.push(COMPUTED)
+      }
     }
-    if (name === undefined || !literalWord(name).ok) into.opaque = true
-    else into.commands.push(argv)
+    if (name !== undefined) into.commands.push(argv)
   }
   for (const [key, value] of Object.entries(record)) {
     if (key !== "type" && typeof value === "object") walk(value, into, depth + 1)
