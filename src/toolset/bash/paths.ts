@@ -30,6 +30,13 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(^|\/)var\/lib\/rancher\/k3s\/server\/(token|cred|tls)(\/|$)/, "cluster credentials"],
   [/(^|\/)etc\/ssl\/private(\/|$)/, "private keys"],
   [/(^|\/)(var\/)?run\/secrets(\/|$)/, "mounted secrets and service-account tokens"],
+  // Container runtimes keep each container's spec, its environment (injected secrets) included.
+  [/(^|\/)var\/lib\/docker\/containers\/[^/]+\/config\.v2\.json$/, "a container's environment"],
+  [
+    /(^|\/)run\/containerd\/io\.containerd\.runtime\.v2\.task\/[^/]+\/[^/]+\/config\.json$/,
+    "a container's environment",
+  ],
+  [/(^|\/)var\/lib\/kubelet\/pods\/[^/]+\/volumes\/kubernetes\.io~csi(\/|$)/, "pod secrets (CSI)"],
   [/(^|\/)\.ssh(\/|$)/, "SSH keys"],
   [/(^|\/)\.aws(\/|$)/, "cloud credentials"],
   [/(^|\/)\.azure(\/|$)/, "cloud credentials"],

@@ -64,3 +64,14 @@ describe("a protected file under another name", () => {
     }
   })
 })
+
+// On a node, the container runtime's spec of each container holds its environment: the secrets
+// Kubernetes injected as variables.
+test.each([
+  "cat /var/lib/docker/containers/0123abcd/config.v2.json",
+  "jq .Config.Env /var/lib/docker/containers/0123abcd/config.v2.json",
+  "grep -h KEY /run/containerd/io.containerd.runtime.v2.task/k8s.io/0123abcd/config.json",
+  "ls /var/lib/kubelet/pods/uid/volumes/kubernetes.io~csi/vault",
+])("%s is refused even approved", (command) => {
+  expect(new BashTool({ cwd: dir }).evaluate(command).verdict?.decision).toBe("deny")
+})
