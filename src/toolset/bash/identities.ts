@@ -64,6 +64,7 @@ const SYSTEM_CREDENTIALS = [
  */
 const MAX_DEPTH = 3
 const MAX_PER_ROOT = 256
+const MAX_HOMES = 64
 /** kubectl's discovery caches hold thousands of files and no credential. */
 const SKIPPED = new Set(["cache", "http-cache"])
 
@@ -74,7 +75,8 @@ const SKIPPED = new Set(["cache", "http-cache"])
  */
 export function credentialIdentities(extra: readonly string[]): Identities {
   const found = new Map<string, string>()
-  const homes = new Set([homedir(), "/root", ...children("/home")])
+  // A bastion with thousands of users would make every command line slow: the first homes only.
+  const homes = new Set([homedir(), "/root", ...children("/home").slice(0, MAX_HOMES)])
   const roots = [
     ...[...homes].flatMap((home) => HOME_CREDENTIALS.map((name) => posix.join(home, name))),
     ...SYSTEM_CREDENTIALS,

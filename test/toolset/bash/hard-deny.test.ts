@@ -103,6 +103,8 @@ const REFUSED_APPROVED = [
   "bash -c 'export -p'",
   "bash -c 'set'",
   "sh -c 'declare -x; ls'",
+  "kubectl create job x --image=busybox -- rm -r {{VDIR}}",
+  'kubectl run x --image=busybox --overrides=\'{"spec":{"containers":[{"name":"x","command":["rm","-r","{{VDIR}}"]}]}}\'',
   "sudo -e /etc/hosts",
   "sudoedit /etc/hosts",
   // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.
