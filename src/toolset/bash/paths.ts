@@ -112,8 +112,11 @@ function pathReason(candidate: string, guards: Guards, found: Found = {}): strin
   }
   const resolved = resolveLikeKernel(candidate, guards.cwd, guards.identities)
   if (!resolved.ok) return `cannot be resolved safely (${resolved.reason})`
-  if (resolved.sameAs)
-    return `reaches ${resolved.sameAs} under another name (a hard link or bind mount, at ${resolved.path})`
+  if (resolved.sameAs) {
+    const held = patternMatch(resolved.sameAs) ?? nameMatch(resolved.sameAs) ?? "a credential"
+    // Worded like the other reasons: the policy's kubeconfig-flag exception reads the ending.
+    return `reaches ${resolved.sameAs} under another name (a hard link or bind mount, at ${resolved.path}), which holds ${held}`
+  }
   found.links = resolved.links
   // A raw disk holds every file's blocks: reading it walks around every path check.
   if (resolved.blockDevice)

@@ -42,6 +42,8 @@ describe("a protected file under another name", () => {
     expect(readFileSync(other, "utf8")).toContain("CANARY-IDENTITY")
     expect(tool.evaluate(`cat ${other}`).verdict?.decision).toBe("deny")
     expect(tool.evaluate("tail -n 1 readme.md").verdict?.decision).toBe("deny")
+    // Using it as a kubeconfig (not printing it) stays a human's decision, as for the original.
+    expect(tool.evaluate(`kubectl --kubeconfig=${other} get pods`).verdict?.decision).toBe("approve")
   })
 
   test("a file with other names dupin does not know asks a human", () => {
