@@ -42,8 +42,9 @@ describe("a protected file under another name", () => {
     expect(readFileSync(other, "utf8")).toContain("CANARY-IDENTITY")
     expect(tool.evaluate(`cat ${other}`).verdict?.decision).toBe("deny")
     expect(tool.evaluate("tail -n 1 readme.md").verdict?.decision).toBe("deny")
-    // Using it as a kubeconfig (not printing it) stays a human's decision, as for the original.
-    expect(tool.evaluate(`kubectl --kubeconfig=${other} get pods`).verdict?.decision).toBe("approve")
+    // Used as a kubeconfig, the second name is judged as the original is.
+    const original = tool.evaluate(`kubectl --kubeconfig=${join(kube, "config")} get pods`).verdict?.decision
+    expect(tool.evaluate(`kubectl --kubeconfig=${other} get pods`).verdict?.decision).toBe(original)
   })
 
   test("a file with other names dupin does not know asks a human", () => {
