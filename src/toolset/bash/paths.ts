@@ -282,12 +282,25 @@ function realPath(path: string): string {
  * services. A path that cannot be resolved safely counts as under /etc.
  */
 export function isUnderEtc(arg: string, cwd: string): boolean {
+  const etc = etcIdentity()
   for (const candidate of pathCandidates(arg)) {
-    const resolved = resolveLikeKernel(candidate, realPath(cwd))
+    const resolved = resolveLikeKernel(candidate, realPath(cwd), etc)
     if (!resolved.ok) return true
+    // /etc under another name: a bind mount of it, or a second name (hard link) of a file that
+    // may be one of its files; writing through either changes /etc.
+    if (resolved.sameAs !== undefined || (resolved.links ?? 1) > 1) return true
     for (const path of [posix.resolve(cwd, candidate), resolved.path]) {
       if (path === "/etc" || path.startsWith("/etc/")) return true
     }
   }
   return false
+}
+
+function etcIdentity(): Identities {
+  try {
+    const stat = lstatSync("/etc", { bigint: true })
+    return new Map([[`${stat.dev}:${stat.ino}`, "/etc"]])
+  } catch {
+    return new Map()
+  }
 }

@@ -204,6 +204,28 @@ describe("writes named in program texts and by position", () => {
     })
   }
 
+  test("/etc under another name (a bind mount) is /etc, where the host lets the test mount", async () => {
+    const mount = join(sandbox.dir, `etc-${Math.random().toString(36).slice(2)}`)
+    Bun.spawnSync(["mkdir", mount])
+    const bound = Bun.spawnSync(["mount", "--bind", "/etc", mount], { stderr: "ignore" }).exitCode === 0
+    try {
+      const out = join(mount, `dupin-probe-${Math.random().toString(36).slice(2)}`)
+      const result = await sandbox.run(`sed -n 'w ${out}' /etc/hostname`, { approved: true })
+      // Unmounted, the folder is an ordinary one and the write happens there: that is the control.
+      expect(existsSync(out)).toBe(!bound)
+      if (bound) expect(result.error).toContain("not run, even with approval")
+    } finally {
+      if (bound) Bun.spawnSync(["umount", mount])
+    }
+  })
+
+  test("a file with a second name that could be in /etc is not overwritten approved", async () => {
+    const paths = { ...sandbox.fresh(), home: sandbox.home }
+    const result = await sandbox.run(fill(`cp {{VICTIM}} ${sandbox.hardLink}`, paths), { approved: true })
+    expect(result.error).toContain("not run, even with approval")
+    expect(readFileSync(sandbox.hardLink, "utf8")).toContain(SSH_KEY_CANARY)
+  })
+
   test("reading under /etc with sed, awk and uniq is still a read", () => {
     for (const command of [
       "sed -n p /etc/network/interfaces",
