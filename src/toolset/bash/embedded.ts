@@ -10,9 +10,6 @@ import { scriptCommands } from "./rules/shells.ts"
  * the policy looks for those forms in every suffix of these word sequences.
  */
 
-/** Longest sequence searched; a longer one is refused whole (the search runs on the event loop). */
-export const MAX_EMBEDDED_WORDS = 64
-
 /**
  * Where a command language other than the shell's would end a word (`system("rm -r d")` in perl,
  * `os.system('…')`): the plain split. `=` and `+` stay inside words (`--set env=prod`).

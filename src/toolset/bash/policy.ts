@@ -1,5 +1,5 @@
 import { posix } from "node:path"
-import { embeddedCommands, MAX_EMBEDDED_WORDS } from "./embedded.ts"
+import { embeddedCommands } from "./embedded.ts"
 import { parseCommand } from "./parse.ts"
 import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
@@ -198,14 +198,36 @@ function embeddedDeny(
   if (unreadable !== undefined)
     return deny(`${name} could run shell text dupin cannot read (${unreadable.slice(0, 60)})`)
   for (const words of sequences) {
-    if (words.length > MAX_EMBEDDED_WORDS)
-      return deny(`${name} with ${words.length} words: too many to tell which could be run as a command`)
     for (let i = 0; i < words.length; i++) {
+      // Only a word naming a program dupin has rules for can start a refused form (paths are not
+      // checked here); a long JSON patch or commit message costs nothing for its other words.
+      if (!hasRules(words[i]!)) continue
       const verdict = classifyStage(words.slice(i), config, inner)
       if (verdict.decision === "deny") return deny(`${name} could run ${words[i]}…: ${verdict.reason}`)
     }
   }
   return undefined
+}
+
+/** Whether the policy has rules for the program `word` names (so it could refuse it). */
+function hasRules(word: string): boolean {
+  const name = word.slice(word.lastIndexOf("/") + 1)
+  return (
+    name === "kubectl" ||
+    name === "env" ||
+    name === "printenv" ||
+    SHELL_DUMPS.has(name) ||
+    SHELLS.has(name) ||
+    INTERPRETERS.has(name) ||
+    WRITERS.has(name) ||
+    CLOUD.has(name) ||
+    Object.hasOwn(CUSTOM, name) ||
+    isWrapper(name) ||
+    isFilter(name) ||
+    isHostProgram(name) ||
+    outputPaths(name, ["-o", "x"]).length > 0 ||
+    textWritePaths(name, ["w>", "x"]).length > 0
+  )
 }
 
 const SHELL_DUMPS = new Set(["set", "declare", "typeset", "export", "readonly", "local"])
