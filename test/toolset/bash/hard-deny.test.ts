@@ -167,6 +167,8 @@ test.each([
   "sudo awk '{print $1}' /var/log/syslog",
   "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
   "bash -c 'set -euxo pipefail; cd /var/log && tail -n 5 syslog'",
+  `kubectl patch deploy x -p '{"spec":{"template":{"spec":{"containers":[${Array.from({ length: 40 }, (_, i) => `{"name":"c${i}","image":"nginx"}`).join(",")}]}}}}'`,
+  `git commit -m '${"a long message of many words ".repeat(40)}'`,
 ])("%s still asks a human", (command) => {
   expect(sandbox.tool().evaluate(command).verdict?.decision).toBe("approve")
 })
