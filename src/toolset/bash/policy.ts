@@ -302,6 +302,8 @@ function builtinVerdict(
  * in-place edits, a path under /etc, a secrets resource.
  */
 const APPENDED_PROBE = ["-r", "-i", "/etc/dupin-probe", "secrets"]
+/** Further words an input could put where xargs's replace string stands: a subcommand, a script. */
+const REPLACED_PROBE = ["exec", "rm -r /etc/dupin-probe"]
 const CHOSEN_BY_INPUT = new Set(["kubectl", "helm", "docker", "aws", "az", "gcloud", "oc"])
 
 function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Walk): Verdict {
@@ -334,6 +336,23 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Wal
         return deny(`${name} ${program}: the input would choose the subcommand`)
       // A reader fed file names by its input would read a credential the line never shows.
       const probe = isReader(program) ? [...APPENDED_PROBE, "/etc/shadow"] : APPENDED_PROBE
+      const { placeholder } = inner
+      if (placeholder !== undefined && inner.argv[0]!.includes(placeholder))
+        return deny(`${name}: the input would choose the command (${inner.argv[0]})`)
+      // With a replace string each probe word, a subcommand and a script stand where it stands.
+      const replaced =
+        placeholder === undefined
+          ? []
+          : [...probe, ...REPLACED_PROBE].map((word) =>
+              inner.argv.map((a) => a.replaceAll(placeholder, word)),
+            )
+      for (const argv of replaced) {
+        const verdict = classifyStage(argv, config, deeper(walk))
+        if (verdict.decision === "deny")
+          return deny(
+            `${name} puts its input into ${inner.argv.join(" ")}, which could make it: ${verdict.reason}`,
+          )
+      }
       const probed = classifyStage([...inner.argv, ...probe], config, deeper(walk))
       if (probed.decision === "deny")
         return deny(

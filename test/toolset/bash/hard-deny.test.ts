@@ -44,6 +44,10 @@ function EMBEDDED_AND_PIPED(): string[] {
     "printf '\\162m -r {{VDIR}}' | sh",
     "printf '%s%s -r {{VDIR}}' r m | sh",
     "yes 'rm -r {{VDIR}}' | head -n 1 | sh",
+    // xargs puts its input where the replace string stands: the command name, a script.
+    "echo 'rm -r {{VDIR}}' | xargs -I{} sh -c '{}'",
+    "echo 'rm -r {{VDIR}}' | xargs -I% bash -c %",
+    "echo '{{VDIR}}; rm -r {{VDIR}}' | xargs -i sh -c 'ls {}'",
   ]
 }
 
@@ -105,6 +109,8 @@ const REFUSED_APPROVED = [
   "sh -c 'declare -x; ls'",
   "kubectl create job x --image=busybox -- rm -r {{VDIR}}",
   'kubectl run x --image=busybox --overrides=\'{"spec":{"containers":[{"name":"x","command":["rm","-r","{{VDIR}}"]}]}}\'',
+  // GNU xargs keeps the command name, other xargs replace it too: the input would choose it.
+  "echo rm | xargs -I{} {} -r {{VDIR}}",
   "sudo -e /etc/hosts",
   "sudoedit /etc/hosts",
   // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.

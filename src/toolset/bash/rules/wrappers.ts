@@ -9,8 +9,11 @@ import { getopt } from "./program.ts"
  * denied command, and the wrapper itself always needs approval.
  */
 export type Inner =
-  /** The inner argv; `appendable`: the input adds arguments to it (xargs). */
-  | { kind: "argv"; argv: string[]; appendable?: boolean }
+  /**
+   * The inner argv; `appendable`: the input adds arguments to it (xargs); `placeholder`: the
+   * input replaces this string wherever it stands (`xargs -I{}`).
+   */
+  | { kind: "argv"; argv: string[]; appendable?: boolean; placeholder?: string }
   /** A shell script, as `sh -c` would run it. */
   | { kind: "script"; script: string }
   /** Nothing runs inside (or only an interactive shell). */
@@ -92,12 +95,17 @@ const WRAPPERS: Record<string, WrapperSpec> = {
       ],
       POSIX,
     ),
-    // xargs alone runs echo; whatever it runs, the input appends arguments.
-    inner: (operands) => ({
-      kind: "argv",
-      argv: operands.length > 0 ? operands : ["echo"],
-      appendable: true,
-    }),
+    // xargs alone runs echo; whatever it runs, the input appends arguments, or with -I/-i/
+    // --replace is put wherever the replace string stands (the command name, a script).
+    inner: (operands, options) => {
+      const replace = options.findLast((o) => ["-I", "-i", "--replace"].includes(o.name))
+      return {
+        kind: "argv",
+        argv: operands.length > 0 ? operands : ["echo"],
+        appendable: true,
+        placeholder: replace === undefined ? undefined : replace.value || "{}",
+      }
+    },
   },
   timeout: {
     options: getopt("k:s:v", ["preserve-status", "foreground", "kill-after=", "signal=", "verbose"], POSIX),
