@@ -416,6 +416,10 @@ function scriptDeny(
       inner = { ...inner, budget: { left: walk.budget.left, paths: new Map() } }
       continue
     }
+    // Inside a script a shell without a script reads one from a pipe, a here-string or a file
+    // (`sh <<< "…"`, `base64 -d <<< … | sh`): text dupin cannot see.
+    const reader = stdinShell(argv, 0)
+    if (reader !== undefined) return deny(`${name} script runs ${reader} on a script dupin cannot see`)
     const probe = isReader(program ?? "") ? [...APPENDED_PROBE, "/etc/shadow"] : APPENDED_PROBE
     const expanded = argv.flatMap((w) => (w === COMPUTED ? probe : [w]))
     const verdict = classifyStage(expanded, { ...config, cwd }, inner)

@@ -104,6 +104,8 @@ const REFUSED_APPROVED = [
   "bash -c 'cd {{HOME}}/.ssh; cat id_ed25519'",
   "bash -c 'cd {{HOME}}; cd .ssh; tail id_ed25519'",
   "bash -c 'cd; cat .ssh/id_ed25519'",
+  "bash -c 'sh <<< \"rm -r {{VDIR}}\"'",
+  "bash -c 'base64 -d <<< {{RM_VDIR_B64}} | sh'",
   "bash -c 'export -p'",
   "bash -c 'set'",
   "sh -c 'declare -x; ls'",
