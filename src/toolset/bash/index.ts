@@ -43,11 +43,21 @@ export const bashToolset: ToolsetFactory = {
   name: "bash",
   configSchema: BashConfigSchema,
   create(settings, context) {
-    // The kubeconfigs the tools use are credentials too: KUBECONFIG is a colon-separated list.
-    const kubeconfigs = (context.env.KUBECONFIG ?? "").split(":").filter(Boolean)
+    // The credential files the tools' environment points at are credentials too, wherever they
+    // are: KUBECONFIG is a colon-separated list, the others name one file each.
+    const env = context.env
+    const credentialFiles = [
+      ...(env.KUBECONFIG ?? "").split(":"),
+      env.GOOGLE_APPLICATION_CREDENTIALS,
+      env.AWS_SHARED_CREDENTIALS_FILE,
+      env.AWS_CONFIG_FILE,
+      env.DOCKER_CONFIG && `${env.DOCKER_CONFIG}/config.json`,
+      env.CLOUDSDK_CONFIG,
+      env.AZURE_CONFIG_DIR,
+    ].filter((path): path is string => Boolean(path))
     return createBashToolset({
       ...(settings.config ?? {}),
-      protectedPaths: [...context.protectedPaths, ...kubeconfigs],
+      protectedPaths: [...context.protectedPaths, ...credentialFiles],
       enabled: settings.enabled ?? false,
     })
   },

@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BashTool } from "../../../src/toolset/bash/bash-tool.ts"
+import { bashToolset } from "../../../src/toolset/bash/index.ts"
 
 // The composition hands the tool dupin's config file, env files and KUBECONFIG entries; they must
 // reach the policy through the tool's options, not only through the built-in patterns.
@@ -77,4 +78,23 @@ test.each([
   "ls /var/lib/kubelet/pods/uid/volumes/kubernetes.io~csi/vault",
 ])("%s is refused even approved", (command) => {
   expect(new BashTool({ cwd: dir }).evaluate(command).verdict?.decision).toBe("deny")
+})
+
+describe("credential files named by the tools' environment", () => {
+  test.each([
+    ["GOOGLE_APPLICATION_CREDENTIALS", "gcp-key.json"],
+    ["AWS_SHARED_CREDENTIALS_FILE", "aws-credentials"],
+    ["KUBECONFIG", "cluster-admin.yaml"],
+  ])("%s's file is refused even approved", (variable, name) => {
+    const file = join(dir, name)
+    writeFileSync(file, "secret\n")
+    writeFileSync(join(dir, "app.log"), "ok\n")
+    const toolset = bashToolset.create(
+      { enabled: true },
+      { env: { [variable]: file }, runbooks: undefined, protectedPaths: [] },
+    )
+    const tool = toolset.tools.find((t) => t.name === "run_bash_command") as BashTool
+    expect(tool.evaluate(`cat ${file}`).verdict?.decision).toBe("deny")
+    expect(tool.evaluate(`cat ${join(dir, "app.log")}`).verdict?.decision).toBe("allow")
+  })
 })
