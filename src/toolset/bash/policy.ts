@@ -1,9 +1,9 @@
 import { posix } from "node:path"
 import { embeddedCommands } from "./embedded.ts"
+import { hardDeny, matchesPrefix, SHELL_DUMPS } from "./hard-deny.ts"
 import { parseCommand } from "./parse.ts"
-import { checkPath, type Guards, guardsFor, isUnderEtc } from "./paths.ts"
 import { classifyCloud } from "./rules/cli.ts"
-import { classifyFilter, classifyJq, isFilter, writesFiles } from "./rules/filters.ts"
+import { classifyFilter, classifyJq, isFilter } from "./rules/filters.ts"
 import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
 import { classifyHost, isHostProgram } from "./rules/host.ts"
 import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
@@ -12,8 +12,9 @@ import { classifyFind } from "./rules/readers.ts"
 import { COMPUTED, scriptCommands } from "./rules/shells.ts"
 import { classifyPs } from "./rules/sysstat.ts"
 import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
-import { isRecursiveRemove, outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
+import { outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
+import { deeper, MAX_DEPTH, MAX_UNKNOWN_ARGS, start, type Walk } from "./walk.ts"
 
 export type BashPolicyConfig = {
   /** Token prefixes of an argv that run without approval (`kubectl rollout status`). */
@@ -28,30 +29,6 @@ export type BashPolicyConfig = {
    */
   protectedPaths?: readonly string[]
 }
-
-/** How deep wrappers and shells may nest (`sudo timeout 5 bash -c '…'`) before dupin refuses. */
-const MAX_DEPTH = 4
-/**
- * How many stages one command line may make the policy classify (wrappers are tried at every
- * word when their grammar is unknown): the classification runs on the event loop.
- */
-const MAX_CLASSIFIED = 512
-/** Arguments of a runner whose grammar dupin does not model: each suffix is tried. */
-const MAX_UNKNOWN_ARGS = 64
-
-/**
- * Where a classification is: how deep in wrappers, how much work is left for the whole line, and
- * the path verdicts already computed (a wrapper's words are checked again as its inner command's).
- */
-type Walk = {
-  depth: number
-  /** Inside a search for embedded commands: that search does not start again (it would be quadratic). */
-  embedded?: boolean
-  budget: { left: number; paths: Map<string, { deny?: string; ask?: string }>; guards?: Guards }
-}
-
-const start = (): Walk => ({ depth: 0, budget: { left: MAX_CLASSIFIED, paths: new Map() } })
-const deeper = (walk: Walk): Walk => ({ ...walk, depth: walk.depth + 1 })
 
 /** The verdict for a whole pipeline: its most restrictive stage. */
 export function classifyPipeline(
@@ -140,48 +117,6 @@ export function classifyStage(
   return verdict
 }
 
-function hardDeny(
-  name: string,
-  args: readonly string[],
-  config: BashPolicyConfig,
-  walk: Walk,
-): Verdict | undefined {
-  // Environment dumps hand provider keys and tokens to the model.
-  // In an embedded search `env` is a word of the text (`kubectl set env d X=1`, `-m "update env"`).
-  if ((name === "env" || name === "printenv") && !walk.embedded)
-    return deny(`${name} prints the environment (credentials)`)
-  // The shell's own dumps of every variable, exported ones included (`bash -c set`, `export -p`).
-  const dumpArgs = name === "set" ? args.length === 0 : args.every((a) => /^-[pxrgaAfFil]*$/.test(a))
-  if (SHELL_DUMPS.has(name) && !walk.embedded && dumpArgs)
-    return deny(`${name} prints the shell's variables and environment (credentials)`)
-  // Inside an embedded search the words were the outer stage's arguments, whose paths it checked
-  // with its own exceptions (`kubectl --kubeconfig`, `df /dev/sda1`).
-  for (const [index, arg] of walk.embedded ? [] : args.entries()) {
-    const { paths } = walk.budget
-    walk.budget.guards ??= guardsFor(config)
-    if (!paths.has(arg)) paths.set(arg, checkPath(arg, config, walk.budget.guards))
-    const reason = paths.get(arg)?.deny
-    if (!reason) continue
-    // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
-    // (approve). Not for dupin's own files: a parse error could quote them.
-    const isKubeconfigFlag = /^--kubeconfig(=|$)/.test(arg) || args[index - 1] === "--kubeconfig"
-    if ((name === "kubectl" || name === "helm") && isKubeconfigFlag && /holds a kubeconfig$/.test(reason))
-      continue
-    // Naming a disk is not reading it for programs that only look at devices' metadata.
-    if (DEVICE_METADATA.has(name) && reason.includes(" is a block device (")) continue
-    return deny(`a protected path (credentials; refused even with approval): ${reason}`)
-  }
-  if (name === "rm" && isRecursiveRemove(args)) return deny("rm -r deletes trees")
-  const writes =
-    WRITERS.has(name) ||
-    writesFiles(name, args) ||
-    ((name === "kubectl" || name === "docker") && args.includes("cp"))
-  const targets = writes ? args : [...outputPaths(name, args), ...textWritePaths(name, args)]
-  const target = targets.find((a) => isUnderEtc(a, config.cwd))
-  if (target) return deny(`${name} would write under /etc (${target})`)
-  return undefined
-}
-
 /**
  * A command that needs approval may run words of its arguments as a command (see embedded.ts):
  * any form refused even with approval found in them is refused here too.
@@ -230,27 +165,11 @@ function hasRules(word: string): boolean {
   )
 }
 
-const SHELL_DUMPS = new Set(["set", "declare", "typeset", "export", "readonly", "local"])
-
 /** An argument that reaches a file dupin cannot vet (see checkPath) asks a human. */
 function pathAsk(args: readonly string[], walk: Walk): Verdict | undefined {
   const ask = args.map((arg) => walk.budget.paths.get(arg)?.ask).find((a) => a !== undefined)
   return ask === undefined ? undefined : approve(ask)
 }
-
-/** Programs that take a block device and read only its metadata (`df /dev/sda1`). */
-const DEVICE_METADATA = new Set([
-  "df",
-  "lsblk",
-  "findmnt",
-  "stat",
-  "ls",
-  "du",
-  "iostat",
-  "lsof",
-  "readlink",
-  "realpath",
-])
 
 /** Programs with an argument grammar of their own (not getopt). */
 const CUSTOM: Record<string, (args: readonly string[]) => Verdict> = {
@@ -426,22 +345,4 @@ function scriptDeny(
     if (verdict.decision === "deny") return verdict
   }
   return undefined
-}
-
-/** Whether the argv starts with one of the prefixes, token for token. */
-function matchesPrefix(
-  argv: readonly string[],
-  prefixes: readonly string[] | undefined,
-  name?: string,
-): boolean {
-  return (prefixes ?? []).some((prefix) => {
-    const tokens = prefix.trim().split(/\s+/)
-    if (tokens.length === 0 || tokens[0] === "") return false
-    // The deny list also matches a program run by path (`/usr/bin/kubectl delete`).
-    const head = name !== undefined && tokens[0] === name ? name : argv[0]
-    return (
-      [head, ...argv.slice(1)].slice(0, tokens.length).join("\0") === tokens.join("\0") &&
-      argv.length >= tokens.length
-    )
-  })
 }
