@@ -88,15 +88,22 @@ function parseNodes(tokens: Token[]): Node[] {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** HolmesGPT's `{{ config.key }}`: a value of the toolset's `config:`, not a parameter. */
+export const CONFIG_REF = /^config\.[A-Za-z_][A-Za-z0-9_]*$/
 
 function parseOutput(body: string): Node {
   const [head, ...filters] = body.split("|").map((s) => s.trim())
-  if (!head || !IDENT.test(head)) throw new TemplateError(`unsupported expression {{ ${body} }}`)
+  if (!head || !(IDENT.test(head) || CONFIG_REF.test(head)))
+    throw new TemplateError(`unsupported expression {{ ${body} }}`)
   let fallback: Literal | undefined
   for (const filter of filters) {
     const m = /^(?:default|d)\(\s*([\s\S]*?)\s*(?:,\s*(?:true|True)\s*)?\)$/.exec(filter)
     const literal = m ? parseExpr(m[1]!) : undefined
-    if (literal?.t !== "lit") throw new TemplateError(`unsupported filter "${filter}" in {{ ${body} }}`)
+    if (literal?.t !== "lit") {
+      throw new TemplateError(
+        `unsupported filter "${filter}" in {{ ${body} }}: only default(<literal>) is supported`,
+      )
+    }
     fallback = literal.value
   }
   return { t: "out", name: head, fallback }
@@ -104,7 +111,10 @@ function parseOutput(body: string): Node {
 
 /** Conditions: names, literals, ==, !=, not, and, or, parentheses, `is [not] defined/none`. */
 function parseExpr(source: string): Expr {
-  const tokens = source.match(/'[^']*'|"[^"]*"|==|!=|\(|\)|[A-Za-z_][A-Za-z0-9_]*|-?\d+(?:\.\d+)?|\S/g) ?? []
+  const tokens =
+    source.match(
+      /'[^']*'|"[^"]*"|==|!=|\(|\)|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|-?\d+(?:\.\d+)?|\S/g,
+    ) ?? []
   let pos = 0
   const peek = () => tokens[pos]
   const accept = (token: string): boolean => {
@@ -154,6 +164,7 @@ function parseExpr(source: string): Expr {
     if (token === "true" || token === "True") return { t: "lit", value: true }
     if (token === "false" || token === "False") return { t: "lit", value: false }
     if (token === "none" || token === "None") return { t: "lit", value: null }
+    if (CONFIG_REF.test(token)) return { t: "var", name: token }
     if (IDENT.test(token) && !["and", "or", "not", "is"].includes(token)) return { t: "var", name: token }
     throw new TemplateError(`cannot parse condition "${source.trim()}"`)
   }

@@ -12,7 +12,7 @@
 import { evaluatedPlaceholders, PROBE } from "./evaluated-context.ts"
 import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
 import { TemplateError } from "./template-error.ts"
-import { type Expr, type Literal, type Node, parseTemplate } from "./template-syntax.ts"
+import { CONFIG_REF, type Expr, type Literal, type Node, parseTemplate } from "./template-syntax.ts"
 
 export { TemplateError }
 
@@ -33,6 +33,8 @@ export type TemplateOptions = {
 export type RenderOptions = {
   /** Parameters whose values may start with `-` (YAML `allow_leading_dash: true`). */
   allowLeadingDash?: (name: string) => boolean
+  /** The toolset's `config:`, read by `{{ config.key }}`. */
+  config?: Readonly<Record<string, unknown>>
 }
 
 export type Rendered = {
@@ -70,7 +72,10 @@ export class CommandTemplate {
     }
   }
 
-  /** Every name the template uses, in first-use order, for inferring undeclared parameters. */
+  /**
+   * Every parameter name the template uses, in first-use order, for inferring undeclared
+   * parameters. `config.key` references are the toolset's settings, not parameters.
+   */
   placeholders(): Placeholder[] {
     // Optional: tested in a condition (so the template copes with its absence) or always defaulted.
     const order = new Set<string>()
@@ -101,11 +106,14 @@ export class CommandTemplate {
       }
     }
     visit(this.#nodes)
-    return [...order].map((name) => ({ name, optional: guarded.has(name) || !bareUse.has(name) }))
+    return [...order]
+      .filter((name) => !CONFIG_REF.test(name))
+      .map((name) => ({ name, optional: guarded.has(name) || !bareUse.has(name) }))
   }
 
   /** Throws TemplateError for a value that is refused or a placeholder whose quoting is unclear. */
-  render(params: Record<string, unknown>, options: RenderOptions = {}): Rendered {
+  render(parameters: Record<string, unknown>, options: RenderOptions = {}): Rendered {
+    const params = withConfig(parameters, options.config)
     const parts: Array<string | Ref> = []
     const emit = (nodes: Node[]): void => {
       for (const node of nodes) {
@@ -143,7 +151,7 @@ export class CommandTemplate {
       const key = `${ref.name}\0${ref.value}`
       let variable = variables.get(key)
       if (!variable) {
-        variable = ENV_PREFIX + ref.name
+        variable = ENV_PREFIX + ref.name.replace(".", "_")
         if (variable in env) variable = `${variable}_${variables.size}`
         variables.set(key, variable)
         env[variable] = ref.value
@@ -266,6 +274,17 @@ function reference(variable: string, context: ShellContext): string {
     default:
       return ""
   }
+}
+
+/** The values by name, `config.key` included, so lookups need no second path. */
+function withConfig(
+  params: Record<string, unknown>,
+  config: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  // Only the toolset's config answers `config.key`: a caller's argument of that name is dropped.
+  const all = Object.fromEntries(Object.entries(params).filter(([name]) => !name.includes(".")))
+  for (const [key, value] of Object.entries(config ?? {})) all[`config.${key}`] = value
+  return all
 }
 
 function truthy(value: unknown): boolean {

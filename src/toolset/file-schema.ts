@@ -8,8 +8,13 @@ import { PROGRAM_KINDS } from "./program-text.ts"
 
 export const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
 /** HolmesGPT keys accepted and reported, never acted on. */
-export const TOOLSET_IGNORED = ["icon_url", "installation_instructions", "transformers"]
-export const TOOL_IGNORED = ["user_description", "transformers"]
+export const TOOLSET_IGNORED = [
+  "icon_url",
+  "installation_instructions",
+  "transformers",
+  "transformer_configs",
+]
+export const TOOL_IGNORED = ["user_description", "transformers", "transformer_configs"]
 
 const Str = Type.String({ expected: "a string" })
 const Bool = Type.Boolean({ expected: "true or false" })
@@ -70,6 +75,8 @@ const ToolSchema = Type.Object(
     additional_instructions: Type.Optional(Str),
     user_description: Ignored,
     transformers: Ignored,
+    /** Older HolmesGPT files' name for `transformers`. */
+    transformer_configs: Ignored,
   },
   strict,
 )
@@ -90,6 +97,7 @@ const ToolsetSchema = Type.Object(
     icon_url: Ignored,
     installation_instructions: Ignored,
     transformers: Ignored,
+    transformer_configs: Ignored,
   },
   strict,
 )

@@ -75,10 +75,14 @@ export function mergeToolsetSources(sources: {
   return [...merged.values()]
 }
 
-/** Builds the Toolsets. Tool names must be unique across all of them (the model calls by name). */
+/**
+ * Builds the Toolsets. Tool names must be unique across all of them (the model calls by name).
+ * Within one file a later toolset's tool replaces an earlier one of the same name, with a
+ * warning: HolmesGPT's bundled files do this and load there.
+ */
 export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
   const owners = new Map<string, ToolsetDefinition>()
-  return definitions.map((definition) => {
+  return resolveSameFileDuplicates(definitions).map((definition) => {
     for (const tool of definition.tools) {
       const owner = owners.get(tool.name)
       if (owner) {
@@ -98,7 +102,7 @@ export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
         (p): Prerequisite =>
           "env" in p ? new EnvPrerequisite(p.env) : new CommandPrerequisite(p.command, p.expectedOutput),
       ),
-      tools: definition.tools.map(buildTool),
+      tools: definition.tools.map((tool) => buildTool(tool, definition.config)),
       tags: definition.tags,
       config: definition.config,
       llmInstructions: definition.llmInstructions,
@@ -108,7 +112,7 @@ export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
 }
 
 /** Declared parameters plus those the template uses without declaring (inferred as strings). */
-function buildTool(definition: ToolDefinition): YamlTool {
+function buildTool(definition: ToolDefinition, config: Record<string, unknown> | undefined): YamlTool {
   const parameters: Record<string, ToolParameter> = {}
   for (const [name, init] of Object.entries(definition.parameters)) parameters[name] = new ToolParameter(init)
   for (const placeholder of new CommandTemplate(definition.command).placeholders()) {
@@ -125,5 +129,27 @@ function buildTool(definition: ToolDefinition): YamlTool {
     timeout: definition.timeout,
     requiresApproval: definition.requiresApproval,
     programs: definition.programs,
+    config,
+  })
+}
+
+/** Drops a tool that a later toolset of the same file defines again, warning with both names. */
+function resolveSameFileDuplicates(definitions: ToolsetDefinition[]): ToolsetDefinition[] {
+  const last = new Map<string, ToolsetDefinition>()
+  for (const definition of definitions) {
+    for (const tool of definition.tools) last.set(`${definition.fileName}\0${tool.name}`, definition)
+  }
+  return definitions.map((definition) => {
+    const tools = definition.tools.filter((tool) => {
+      const winner = last.get(`${definition.fileName}\0${tool.name}`)!
+      if (winner === definition) return true
+      log.warn(
+        `toolset file: tool "${tool.name}" is defined by toolsets ${definition.name} and ${winner.name}; ` +
+          `the later one (${winner.name}) is used`,
+        { file: definition.fileName, tool: tool.name, toolsets: [definition.name, winner.name] },
+      )
+      return false
+    })
+    return tools.length === definition.tools.length ? definition : { ...definition, tools }
   })
 }

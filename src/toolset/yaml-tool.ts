@@ -18,6 +18,8 @@ export type YamlToolInit = {
   requiresApproval?: boolean
   /** Parameters whose value is a program text (YAML `program: jq`), checked by its grammar. */
   programs?: Record<string, ProgramKind>
+  /** The toolset's `config:`, read by `{{ config.key }}` in the command. */
+  config?: Readonly<Record<string, unknown>>
 }
 
 /** A tool defined in a YAML toolset: a command template run by the shell with values as data. */
@@ -25,6 +27,7 @@ export class YamlTool extends Tool {
   readonly template: CommandTemplate
   readonly needsApproval: boolean
   readonly programs: Readonly<Record<string, ProgramKind>>
+  readonly #config: Readonly<Record<string, unknown>>
   /** `runProcess` kills the group at the deadline and keeps what was printed. */
   protected override readonly timeoutOwner = "process"
 
@@ -41,6 +44,7 @@ export class YamlTool extends Tool {
     })
     this.needsApproval = init.requiresApproval ?? false
     this.programs = init.programs ?? {}
+    this.#config = init.config ?? {}
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {
@@ -139,6 +143,7 @@ export class YamlTool extends Tool {
   #render(params: Record<string, unknown>) {
     return this.template.render(params, {
       allowLeadingDash: (name) => this.parameters[name]?.allowLeadingDash ?? false,
+      config: this.#config,
     })
   }
 }

@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { setLogLevel, setLogSink } from "../../src/log.ts"
+import { CommandTemplate, TemplateError } from "../../src/tool/template.ts"
+import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"
+import type { YamlTool } from "../../src/toolset/yaml-tool.ts"
+
+const FIXTURE = join(import.meta.dir, "fixtures", "holmes-network.yaml")
+
+/** Runs `body`, returning the log lines it wrote. */
+function captureLog(body: () => void): string[] {
+  const lines: string[] = []
+  const previous = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("INFO")
+  try {
+    body()
+  } finally {
+    setLogSink(previous)
+    setLogLevel(level)
+  }
+  return lines
+}
+
+describe("HolmesGPT toolset files, unchanged", () => {
+  test("a HolmesGPT file with config defaults, a tool defined twice and transformer_configs loads", () => {
+    let names: string[][] = []
+    const lines = captureLog(() => {
+      const definitions = parseToolsetFile(readFileSync(FIXTURE, "utf8"), FIXTURE)
+      names = buildToolsets(definitions).map((t) => t.tools.map((tool) => tool.name))
+    })
+    // The later definition of dns_lookup wins; the earlier toolset keeps its other tool.
+    expect(names).toEqual([["http_probe"], ["dns_lookup", "echo_timeout"]])
+    const warning = lines.map((l) => JSON.parse(l)).find((l) => l.level === "WARN")
+    expect(warning.msg).toContain(
+      'tool "dns_lookup" is defined by toolsets network/basic and network/extended',
+    )
+    expect(lines.join("\n")).toContain("transformer_configs")
+  })
+
+  test("{{ config.key | default(x) }} reads the toolset's config, else the default, and is no parameter", () => {
+    const [basic, extended] = buildToolsets(parseToolsetFile(readFileSync(FIXTURE, "utf8"), FIXTURE))
+    const probe = basic!.tools[0] as YamlTool
+    expect(Object.keys(probe.parameters)).toEqual(["url"])
+    expect(probe.render({ url: "http://x" }).display).toContain("--max-time 5 http://x")
+    const echo = extended!.tools.find((t) => t.name === "echo_timeout") as YamlTool
+    expect(echo.render({}).display).toBe("echo timeout=600")
+    // A caller cannot supply a config value by naming it as an argument.
+    expect(echo.render({ "config.timeout": "$(id)" }).display).toBe("echo timeout=600")
+  })
+
+  test("config values still go through the shell as data", () => {
+    const rendered = new CommandTemplate("echo {{ config.label }}").render({}, { config: { label: "$(id)" } })
+    expect(rendered.script).not.toContain("$(id)")
+    expect(Object.values(rendered.env)).toEqual(["$(id)"])
+  })
+
+  test("a filter other than default is refused with a message saying what is supported", () => {
+    expect(() => new CommandTemplate("echo {{ name | upper }}")).toThrow(TemplateError)
+    expect(() => new CommandTemplate("echo {{ name | upper }}")).toThrow(
+      'unsupported filter "upper" in {{ name | upper }}: only default(<literal>) is supported',
+    )
+  })
+})
