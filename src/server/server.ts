@@ -111,7 +111,7 @@ function guarded(app: App, host: string, port: number, headerTimeoutMs: number):
   } catch (error) {
     server.stop(true)
     rmSync(socketDir, { recursive: true, force: true })
-    throw new ConfigError(`Could not listen on ${host}:${port}: ${errorMessage(error)}`, "server.port")
+    throw bindError(error, host, port)
   }
   return {
     hostname: guard.hostname,
@@ -131,7 +131,13 @@ function guarded(app: App, host: string, port: number, headerTimeoutMs: number):
 
 /** `server.header_timeout: 0`: Bun.serve on `host:port` itself (a proxy in front bounds headers). */
 function direct(app: App, host: string, port: number): Listener {
-  app.listen({ hostname: host, port })
+  try {
+    // Elysia binds with reusePort by default: a second `dupin serve` would then share the port
+    // and take half the traffic (a test instance without auth next to a production one).
+    app.listen({ hostname: host, port, reusePort: false })
+  } catch (error) {
+    throw bindError(error, host, port)
+  }
   const server = app.server
   if (!server) throw new ConfigError(`Could not listen on ${host}:${port}.`, "server.port")
   return {
@@ -139,6 +145,25 @@ function direct(app: App, host: string, port: number): Listener {
     port: server.port ?? port,
     stopAccepting: () => server.stop(false),
     close: () => server.stop(true),
+  }
+}
+
+/**
+ * A port in use is a runtime failure (CONTRACT §2: exit 1, one line naming the port), not a
+ * config error; anything else that stops the bind is a setting to fix.
+ */
+function bindError(error: unknown, host: string, port: number): Error {
+  if ((error as { code?: unknown } | null)?.code === "EADDRINUSE") {
+    return new PortInUseError(host, port)
+  }
+  return new ConfigError(`Could not listen on ${host}:${port}: ${errorMessage(error)}`, "server.port")
+}
+
+/** Another process (or another `dupin serve`) already listens on `host:port`. */
+export class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(`port ${port} on ${host} is already in use: stop the other server, or pass --port or set SVC_PORT`)
+    this.name = "PortInUseError"
   }
 }
 

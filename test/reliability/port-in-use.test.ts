@@ -1,0 +1,48 @@
+/**
+ * Two `dupin serve` on one port: the second must fail (exit 1, one line naming the port) instead of
+ * binding with reusePort and silently taking half the first one's traffic (CONTRACT §2).
+ */
+import { afterEach, expect, test } from "bun:test"
+import { rmSync } from "node:fs"
+import { type ServerProcess, startServerProcess } from "../bench/support/processes.ts"
+import { writeServeConfig } from "../bench/support/server-config.ts"
+
+let first: ServerProcess | undefined
+let dir: string | undefined
+afterEach(async () => {
+  await first?.stop()
+  first = undefined
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+for (const headerTimeout of [10, 0]) {
+  test(`a second dupin serve on a port in use exits 1 naming the port (header_timeout ${headerTimeout})`, async () => {
+    const files = writeServeConfig("http://127.0.0.1:9/v1", `server:\n  header_timeout: ${headerTimeout}\n`)
+    dir = files.dir
+    first = await startServerProcess([
+      "bun",
+      "src/main.ts",
+      "serve",
+      "--config",
+      files.configPath,
+      "--port",
+      "0",
+    ])
+    const port = new URL(first.url).port
+
+    const second = Bun.spawn(["bun", "src/main.ts", "serve", "--config", files.configPath, "--port", port], {
+      cwd: `${import.meta.dir}/../..`,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" },
+    })
+    const exited = await Promise.race([second.exited, Bun.sleep(8000).then(() => "running" as const)])
+    if (exited === "running") second.kill("SIGKILL")
+    const stderr = await new Response(second.stderr).text()
+    expect(exited).toBe(1)
+    expect(stderr).toContain(`port ${port}`)
+    expect(stderr).toContain("already in use")
+    // The first server still owns the port.
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200)
+  }, 30_000)
+}
