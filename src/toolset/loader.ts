@@ -60,6 +60,15 @@ export function mergeToolsetSources(sources: {
   for (const definition of [...sources.builtin, ...config, ...sources.custom]) {
     const existing = merged.get(definition.name)
     if (!isOverride(definition)) {
+      // A whole definition replaces, it does not extend: a custom `linux/host` with one tool drops
+      // the built-in's other tools, which the operator should hear about once.
+      if (existing && existing.fileName !== definition.fileName) {
+        log.warn(
+          `toolset ${definition.name} from ${definition.fileName} replaces the toolset of that name from ` +
+            `${existing.fileName} (its tools are no longer offered); give the new toolset another name to keep both`,
+          { toolset: definition.name, file: definition.fileName, replaces: existing.fileName },
+        )
+      }
       merged.set(definition.name, definition)
       continue
     }
