@@ -1,5 +1,5 @@
 import { TRUNCATION_MARKER } from "../context/truncate.ts"
-import type { StructuredToolResult } from "../tool/result.ts"
+import { type StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import type { ToolResultObject } from "./events.ts"
 
 const UTF8 = new TextEncoder()
@@ -70,6 +70,11 @@ export function echoResult(result: StructuredToolResult, maxBytes: number): Tool
   const json = result.toJSON()
   const data = typeof json.data === "string" ? cutForEcho(json.data, maxBytes) : json.data
   const error = json.error === null ? null : cutForEcho(json.error, maxBytes)
+  // The wire knows the spec's three statuses (CONTRACT §6): a run that printed nothing is a
+  // success with `data: ""`; `no_data` stays a library-side state (and the model's hint).
+  if (result.status === ToolResultStatus.NO_DATA) {
+    return { ...json, status: ToolResultStatus.SUCCESS, data: data ?? "", error }
+  }
   return { ...json, data, error }
 }
 
