@@ -159,14 +159,16 @@ function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDef
       programs[param] = spec.program
     }
   }
+  let template: CommandTemplate
   try {
     // With the declared types, a non-integer parameter where bash evaluates its value (arithmetic,
     // subscripts, names) is a load error rather than a refusal at every call.
-    new CommandTemplate(command, { parameterType: (name) => parameters[name]?.type })
+    template = new CommandTemplate(command, { parameterType: (name) => parameters[name]?.type })
   } catch (error) {
     if (error instanceof TemplateError) fail(fileName, `${path}.${key}`, error.message)
     throw error
   }
+  checkPlaceholderTypos(template, parameters, fileName, `${path}.${key}`)
   return {
     name: body.name,
     description: body.description,
@@ -177,6 +179,30 @@ function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDef
     requiresApproval: body.requires_approval ?? false,
     additionalInstructions: body.additional_instructions,
   }
+}
+
+/**
+ * An undeclared placeholder would be inferred as a new required string, so `{{ servce }}` with
+ * `service` declared would silently ask the model for a `servce`. Declared-but-unused parameters
+ * next to undeclared placeholders are that typo (or a stale declaration): refuse, naming both.
+ */
+function checkPlaceholderTypos(
+  template: CommandTemplate,
+  parameters: Record<string, ToolParameterInit>,
+  fileName: string,
+  path: string,
+): void {
+  const used = template.placeholders().map((p) => p.name)
+  const undeclared = used.filter((name) => !(name in parameters))
+  const unused = Object.keys(parameters).filter((name) => !used.includes(name))
+  if (undeclared.length === 0 || unused.length === 0) return
+  const quote = (names: string[]) => names.map((n) => `"${n}"`).join(", ")
+  fail(
+    fileName,
+    path,
+    `uses undeclared ${quote(undeclared)} while declared ${quote(unused)} ${unused.length === 1 ? "is" : "are"} ` +
+      "never used; fix the placeholder's spelling or declare every parameter the command uses",
+  )
 }
 
 function parameterInit(body: ParameterBody, fileName: string, path: string): ToolParameterInit {

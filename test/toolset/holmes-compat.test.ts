@@ -62,3 +62,28 @@ describe("HolmesGPT toolset files, unchanged", () => {
     )
   })
 })
+
+describe("placeholder typos", () => {
+  const file = (command: string, parameters: string) =>
+    `toolsets:\n  svc/tools:\n    description: d\n    tools:\n      - name: svc_status\n        description: d\n        command: "${command}"\n        parameters:\n${parameters}`
+
+  test("{{ servce }} with service declared is a load error naming both", () => {
+    const text = file("systemctl status {{ servce }}", "          service: { type: string }\n")
+    expect(() => parseToolsetFile(text, "svc.yaml")).toThrow(
+      'svc.yaml: toolsets.svc/tools.tools[0].command: uses undeclared "servce" while declared "service" is never used',
+    )
+  })
+
+  test("undeclared placeholders alone are still inferred, and unused declarations alone still load", () => {
+    const inferred = parseToolsetFile(
+      file("systemctl status {{ unit }} {{ service }}", "          service: { type: string }\n"),
+      "a.yaml",
+    )
+    expect(Object.keys(buildToolsets(inferred)[0]!.tools[0]!.parameters).sort()).toEqual(["service", "unit"])
+    const unused = parseToolsetFile(
+      file("systemctl list-units", "          service: { type: string, required: false }\n"),
+      "b.yaml",
+    )
+    expect(Object.keys(buildToolsets(unused)[0]!.tools[0]!.parameters)).toEqual(["service"])
+  })
+})

@@ -18,7 +18,7 @@ toolsets:
     tools:
       - name: demo_get
         description: Get a thing
-        command: "kubectl get {{ kind }} {% if ns %}-n {{ ns }}{% endif %}"
+        command: "kubectl get {{ kind }} {% if ns %}-n {{ ns }}{% endif %} --chunk-size {{ lines }}"
         parameters:
           kind: { type: string, description: Kind, enum: [pods, nodes] }
           lines: { type: integer, required: false, default: 20 }
