@@ -6,7 +6,7 @@ import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { ChatRequest, withoutNulls } from "./chat-request.ts"
-import { errorResponse } from "./errors.ts"
+import { errorResponse, jsonResponse } from "./errors.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
 import { ActiveRuns } from "./runs.ts"
@@ -23,6 +23,20 @@ export type AppOptions = {
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
+
+/**
+ * The routes below and their methods: a known path asked with another method is a 405, not a 404,
+ * and a request refused before routing (a 401) is still counted under its route in metrics. Only
+ * these paths become metric labels, so a scanner cannot grow the label set.
+ */
+const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["/healthz", ["GET"]],
+  ["/readyz", ["GET"]],
+  ["/api/model", ["GET"]],
+  ["/api/info", ["GET"]],
+  ["/metrics", ["GET"]],
+  ["/api/chat", ["POST"]],
+])
 
 /**
  * The HTTP API (CONTRACT §5) as an Elysia app. Listen with `app.listen(...)`, or use
@@ -87,7 +101,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
         return withoutNulls(body as Record<string, unknown>)
       })
       .onError(({ code, error, request }) => {
-        const response = errorResponse(error, code)
+        const response =
+          code === "NOT_FOUND"
+            ? (wrongMethod(request) ?? errorResponse(error, code))
+            : errorResponse(error, code)
         // onAfterResponse does not see this Response, so the access log takes the status from here.
         const entry = requests.get(request)
         if (entry) entry.status = response.status
@@ -100,7 +117,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
           (responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
         const seconds = entry ? (performance.now() - entry.start) / 1000 : 0
         const path = pathOf(request)
-        const routeLabel = route || "unmatched"
+        const routeLabel = route || (ROUTE_METHODS.has(path) ? path : "unmatched")
         metrics.requests.inc({ method: request.method, route: routeLabel, status: String(status) })
         metrics.latency.observe(seconds, { method: request.method, route: routeLabel })
         // No headers, no body: tokens and questions stay out of the log.
@@ -128,6 +145,18 @@ export function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** 405 with `Allow` for a known path asked with a method it does not serve (HEAD follows GET). */
+function wrongMethod(request: Request): Response | undefined {
+  const allowed = ROUTE_METHODS.get(pathOf(request))
+  if (!allowed) return undefined
+  if (request.method === "HEAD" && allowed.includes("GET")) return undefined
+  return jsonResponse(
+    405,
+    { detail: `${request.method} is not allowed here: use ${allowed.join(", ")}.`, error_code: 4050 },
+    { allow: allowed.join(", ") },
+  )
+}
 
 /**
  * The request's path. Behind the header guard the server listens on a unix socket, where a request
