@@ -9,7 +9,7 @@ import { ChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
-import { ActiveRuns } from "./runs.ts"
+import { ActiveRuns, ServerShuttingDown } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
 
 export type AppOptions = {
@@ -90,7 +90,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // Auth runs before routing and body parsing: an anonymous client costs nothing.
       .onRequest(({ request }) => {
         requests.set(request, { start: performance.now() })
-        if (!OPEN_PATHS.has(pathOf(request))) authenticate(request.headers, config.server.authToken)
+        const path = pathOf(request)
+        // Draining (SIGTERM): only the probes still answer; the rest is a 503 that closes the
+        // connection, so keep-alive clients reconnect to another instance.
+        if (runs.closing && !OPEN_PATHS.has(path)) throw new ServerShuttingDown()
+        if (!OPEN_PATHS.has(path)) authenticate(request.headers, config.server.authToken)
       })
       // Every body is read as JSON under the byte cap, whatever its Content-Type says.
       .onParse(async ({ request }) => {
@@ -129,8 +133,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
           ...(entry?.model ? { model: entry.model } : {}),
         })
       })
-      .get("/healthz", () => ({ status: "ok" }))
-      .get("/readyz", () => readyz(ready(), runs))
+      .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
+      .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
       .get("/api/model", () => ({ model_name: config.modelNames() }))
       .get("/api/info", () => info(config, ready()))
       .get(
@@ -145,6 +149,12 @@ export function createApp(config: Config, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** A probe's answer during a drain closes its connection: the next one should find another instance. */
+function closingWhenDraining(response: Response, runs: ActiveRuns): Response {
+  if (runs.closing) response.headers.set("connection", "close")
+  return response
+}
 
 /** 405 with `Allow` for a known path asked with a method it does not serve (HEAD follows GET). */
 function wrongMethod(request: Request): Response | undefined {

@@ -44,9 +44,14 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function errorResponse(error: unknown, code?: unknown): Response {
   const { status, body } = mapError(error, code)
   // RFC 9110: a 401 names the scheme the client should use. After a 413 the rest of the body is
-  // never read: closing the connection stops the client from sending it.
+  // never read: closing the connection stops the client from sending it. A 503 is a draining
+  // server: the client reconnects, and a load balancer sends it to another instance.
   const headers: Record<string, string> =
-    status === 401 ? { "www-authenticate": "Bearer" } : status === 413 ? { connection: "close" } : {}
+    status === 401
+      ? { "www-authenticate": "Bearer" }
+      : status === 413 || status === 503
+        ? { connection: "close" }
+        : {}
   return jsonResponse(status, body, headers)
 }
 

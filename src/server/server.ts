@@ -18,6 +18,11 @@ export type StartOptions = {
   pingIntervalMs?: number
   /** Milliseconds a request's header block may take to arrive (slowloris); default `server.header_timeout`. */
   headerTimeoutMs?: number
+  /**
+   * Milliseconds the listener stays open after a drain starts, even with nothing in flight (capped
+   * by the grace period): long enough for a load balancer's probe to see `/readyz` 503.
+   */
+  drainMs?: number
 }
 
 export type RunningServer = {
@@ -26,13 +31,19 @@ export type RunningServer = {
   url: string
   port: number
   /**
-   * Graceful shutdown: stop accepting connections, let running chats finish within `graceMs`,
-   * then end the rest (streams get an `error` event) and close.
+   * Graceful shutdown (CONTRACT §5 Operations): from the call on, `/readyz` and new requests answer
+   * 503 with `Connection: close` while the listener stays open; running chats finish within
+   * `graceMs`, then the rest are ended (streams get an `error` event) and the listener closes.
    */
   shutdown(graceMs?: number): Promise<void>
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000
+/**
+ * How long an idle server keeps its listener open after SIGTERM: a load balancer probing every
+ * couple of seconds (HAProxy's default `inter 2s`) sees `/readyz` 503 instead of a refused port.
+ */
+export const DEFAULT_DRAIN_MS = 2_000
 /** Larger header blocks than this are no client of this API (Bun's own parser allows 16 KB). */
 const MAX_HEADER_BYTES = 64 * 1024
 
@@ -62,6 +73,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
 
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   let stopping: Promise<void> | undefined
   return {
     app,
@@ -70,9 +82,13 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS) => {
       stopping ??= (async () => {
         log.info("shutting down", { active_runs: runs.size, grace_ms: graceMs })
-        // Stop accepting; requests in flight continue.
-        const closed = listener.stopAccepting()
+        const started = performance.now()
+        // Marks the runs closing at once (app.ts answers 503 from then on); the listener stays
+        // open, so probes and clients get that answer instead of a refused or reset connection.
         await runs.drain(graceMs)
+        const open = Math.min(graceMs, drainMs) - (performance.now() - started)
+        if (open > 0) await Bun.sleep(open)
+        const closed = listener.stopAccepting()
         await Promise.race([closed, Bun.sleep(1000)])
         await listener.close()
       })()

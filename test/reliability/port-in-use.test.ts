@@ -9,11 +9,12 @@ import { writeServeConfig } from "../bench/support/server-config.ts"
 
 let first: ServerProcess | undefined
 let dir: string | undefined
+// SIGTERM drains: the listener stays open a few seconds (server-drain.test.ts) before exit.
 afterEach(async () => {
   await first?.stop()
   first = undefined
   if (dir) rmSync(dir, { recursive: true, force: true })
-})
+}, 15_000)
 
 for (const headerTimeout of [10, 0]) {
   test(`a second dupin serve on a port in use exits 1 naming the port (header_timeout ${headerTimeout})`, async () => {
