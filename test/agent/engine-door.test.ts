@@ -4,7 +4,7 @@ import type { StreamMessage } from "../../src/agent/events.ts"
 import { chatResponseBody } from "../../src/agent/response-body.ts"
 import { RequestError } from "../../src/errors.ts"
 import type { ChatMessage, ToolCall } from "../../src/llm/types.ts"
-import { engine } from "../support/engine.ts"
+import { ask, engine } from "../support/engine.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { EchoTool, GuardedTool, toolset } from "../support/tools.ts"
 
@@ -15,11 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fake.stop()
 })
-
-const ask = (q: string): ChatMessage[] => [
-  { role: "system", content: "You are a test." },
-  { role: "user", content: q },
-]
 
 // Any face that pauses signs the calls; the library needs no proof of its own history.
 const pause: ApprovalMode = { kind: "pause", sign: () => (call) => `sig-${call.id}` }

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import type { StreamMessage } from "../../src/agent/events.ts"
 import { AbortError, ModelError } from "../../src/errors.ts"
 import type { ChatMessage, ToolMessage } from "../../src/llm/types.ts"
-import { engine } from "../support/engine.ts"
+import { ask, engine } from "../support/engine.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 import {
@@ -25,11 +25,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fake.stop()
 })
-
-const ask = (q: string): ChatMessage[] => [
-  { role: "system", content: "You are a test." },
-  { role: "user", content: q },
-]
 
 async function collect(gen: AsyncIterable<StreamMessage>): Promise<StreamMessage[]> {
   const events: StreamMessage[] = []

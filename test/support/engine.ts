@@ -2,6 +2,7 @@ import { ToolCallingLLM } from "../../src/agent/tool-calling-llm.ts"
 import type { ContextSettings } from "../../src/context/limits.ts"
 import type { ModelOverrides } from "../../src/llm/catalog.ts"
 import { createChatModel } from "../../src/llm/factory.ts"
+import type { ChatMessage } from "../../src/llm/types.ts"
 import { ToolExecutor } from "../../src/tool/executor.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
@@ -42,3 +43,9 @@ export function engine(fake: FakeProvider, options: EngineOptions = {}): ToolCal
     ...(options.context ? { context: options.context } : {}),
   })
 }
+
+/** A fresh conversation: the test system prompt and one question. */
+export const ask = (question: string): ChatMessage[] => [
+  { role: "system", content: "You are a test." },
+  { role: "user", content: question },
+]
