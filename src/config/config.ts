@@ -37,6 +37,8 @@ export type ConfigInit = {
   additionalToolsets?: Toolset[]
   /** Inline toolset overrides or definitions (`toolsets:` of the config file). */
   toolsets?: Record<string, unknown>
+  /** `mcp_servers:` of the config file (CONTRACT §8), raw until the MCP toolset kind checks it. */
+  mcpServers?: Record<string, unknown>
   clusterName?: string
   systemPromptAdditions?: string
   /** Folders of runbooks. */
@@ -78,6 +80,8 @@ export class Config {
   readonly enabledPrompts: ReadonlySet<PromptSection> | undefined
   /** `toolsets:`: per-toolset overrides and whole new YAML toolsets, raw until assembled. */
   readonly toolsets: Readonly<Record<string, unknown>>
+  /** `mcp_servers:`: MCP servers as toolsets, raw until assembled. */
+  readonly mcpServers: Readonly<Record<string, unknown>>
   /** Paths of custom YAML toolset files. */
   readonly customToolsets: readonly string[]
   readonly additionalToolsets: readonly Toolset[]
@@ -115,9 +119,10 @@ export class Config {
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env)
     this.security = securitySettings(init.security, init.configFile)
-    this.context = contextSettingsFromEnv(env)
+    this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
     this.toolsets = init.toolsets ?? {}
+    this.mcpServers = init.mcpServers ?? {}
     this.customToolsets = init.customToolsets ?? []
     this.additionalToolsets = init.additionalToolsets ?? []
     this.runbooks = init.runbooks ?? []
@@ -217,6 +222,7 @@ function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
     ...(file.custom_toolsets ? { customToolsets: file.custom_toolsets } : {}),
     ...(file.runbooks ? { runbooks: file.runbooks } : {}),
     ...(file.toolsets ? { toolsets: file.toolsets } : {}),
+    ...(file.mcp_servers ? { mcpServers: file.mcp_servers } : {}),
     ...(file.modelList ? { modelList: file.modelList } : {}),
     ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
     ...(file.limits ? { limits: file.limits } : {}),

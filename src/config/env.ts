@@ -61,7 +61,7 @@ export function parseLogLevel(value: string | undefined): LogLevel {
   throw new ConfigError(`SVC_LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, not "${value}".`, "SVC_LOG_LEVEL")
 }
 
-export function contextSettingsFromEnv(env: Env): ContextSettings {
+export function contextSettingsFromEnv(env: Env, toolDefinitionsPct?: number): ContextSettings {
   return {
     toolResultPct:
       parseNumber(env.TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT, "TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_PCT", {
@@ -78,6 +78,7 @@ export function contextSettingsFromEnv(env: Env): ContextSettings {
         min: 10,
         max: 100,
       }) ?? DEFAULT_CONTEXT_SETTINGS.compactionThresholdPct,
+    toolDefinitionsPct: toolDefinitionsPct ?? DEFAULT_CONTEXT_SETTINGS.toolDefinitionsPct,
   }
 }
 

@@ -44,6 +44,7 @@ export const LimitsSchema = Type.Object(
     tool_result_echo_max_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     max_images: Type.Optional(Type.Integer({ minimum: 0 })),
     max_image_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
+    tool_definitions_budget_pct: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   },
   { additionalProperties: false },
 )
@@ -74,6 +75,8 @@ export const ConfigFileSchema = Type.Object(
     custom_toolsets: Type.Optional(Type.Array(Str)),
     runbooks: Type.Optional(Type.Array(Str)),
     toolsets: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** HolmesGPT's `mcp_servers:` map (CONTRACT §8), checked by the MCP toolset kind. */
+    mcp_servers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     modelList: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelEntrySchema)),
     follow_up_actions: Type.Optional(Type.Array(FollowUpActionSchema)),
     limits: Type.Optional(LimitsSchema),

@@ -52,6 +52,7 @@ type RawLimits = {
   tool_result_echo_max_bytes?: number | undefined
   max_images?: number | undefined
   max_image_bytes?: number | undefined
+  tool_definitions_budget_pct?: number | undefined
 }
 
 export function toolLimits(raw: RawLimits = {}): ToolLimits {

@@ -6,12 +6,18 @@ export type ContextSettings = {
   toolResultMaxTokens: number
   /** Percent of the window at which the history is compacted. */
   compactionThresholdPct: number
+  /**
+   * Percent of the window the enabled tools' definitions may take before the rest are offered
+   * through the tool search tool (deferred tools) instead of up front.
+   */
+  toolDefinitionsPct: number
 }
 
 export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
   toolResultPct: 15,
   toolResultMaxTokens: 25_000,
   compactionThresholdPct: 95,
+  toolDefinitionsPct: 20,
 }
 
 /** Tokens one tool result may take in a window of `contextWindow` tokens. */
