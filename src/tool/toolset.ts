@@ -25,6 +25,11 @@ export type ToolsetInit = {
   /** Text added to the system prompt while the toolset is enabled. */
   llmInstructions?: string
   docsUrl?: string
+  /**
+   * When the enabled tools' definitions pass the window's budget, tools of toolsets marked here
+   * are the first offered through the tool search tool instead of up front (MCP servers).
+   */
+  deferFirst?: boolean
 }
 
 /**
@@ -42,6 +47,8 @@ export class Toolset {
   config: Record<string, unknown>
   llmInstructions: string | undefined
   docsUrl: string | undefined
+  /** See `ToolsetInit.deferFirst`. */
+  deferFirst: boolean
   status: ToolsetStatus = "disabled"
   error: string | undefined
   /** When the prerequisites were last checked. */
@@ -59,6 +66,7 @@ export class Toolset {
     this.config = init.config ?? {}
     this.llmInstructions = init.llmInstructions
     this.docsUrl = init.docsUrl
+    this.deferFirst = init.deferFirst ?? false
     for (const tool of this.tools) tool.toolset = this
   }
 
