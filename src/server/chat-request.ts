@@ -38,6 +38,8 @@ export const ChatRequest = t.Object({
   ),
   images: opt(t.Array(t.Union([t.String({ minLength: 1 }), ImageObject]))),
   stream: opt(t.Boolean()),
+  /** CONTRACT §9: also send `ai_message_delta` events while the model writes (stream only). */
+  stream_text: opt(t.Boolean()),
   enable_tool_approval: opt(t.Boolean()),
   additional_system_prompt: opt(t.String()),
   behavior_controls: opt(t.Record(t.String(), t.Boolean())),

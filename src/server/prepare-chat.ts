@@ -24,6 +24,8 @@ import { structuredOutput } from "./response-format.ts"
 /** A validated chat request, ready to run: everything that can be refused has been refused. */
 export type ChatPlan = {
   stream: boolean
+  /** `stream_text` (CONTRACT §9): the stream also carries `ai_message_delta` events. */
+  streamText: boolean
   /** The engine door for this request's model; the route only adds the connection's signal. */
   llm: ToolCallingLLM
   messages: ChatMessage[]
@@ -108,6 +110,7 @@ export async function prepareChat(
     : { kind: "off" }
   return {
     stream: body.stream ?? false,
+    streamText: body.stream_text ?? false,
     llm: new ToolCallingLLM({
       model,
       toolExecutor: executor,
