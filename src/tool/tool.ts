@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox"
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
 import { AbortError, errorMessage } from "../errors.ts"
+import "./formats.ts" // registers the string formats parameters and config schemas may name
 import type { ToolSchema } from "../llm/types.ts"
 import { parametersSchema, type ToolParameter } from "./parameter.ts"
 import { StructuredToolResult } from "./result.ts"

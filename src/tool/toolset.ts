@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox"
 import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { errorMessage } from "../errors.ts"
+import { unknownFormatMessage } from "./formats.ts"
 import type { Prerequisite, PrerequisiteContext } from "./prerequisite.ts"
 import type { Tool } from "./tool.ts"
 
@@ -87,6 +88,9 @@ export class Toolset {
       return
     }
     for (const schema of this.configClasses) {
+      // assembleToolsets refuses these at load; a toolset built around it still says which format.
+      const unknown = unknownFormatMessage(`toolset ${this.name}: config schema`, schema)
+      if (unknown) return this.#setStatus("failed", unknown)
       const check = TypeCompiler.Compile(schema)
       if (!check.Check(this.config)) {
         const first = [...check.Errors(this.config)][0]

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
+import { assertKnownFormats } from "../tool/formats.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
@@ -80,6 +81,7 @@ export function assembleToolsets(
     }
     toolsets.push(extra)
   }
+  for (const toolset of toolsets) assertKnownFormats(toolset)
   return toolsets
 }
 
