@@ -12,7 +12,8 @@ export class PtySession {
 
   constructor(args: readonly string[], env: Record<string, string>, cwd: string) {
     this.proc = Bun.spawn([process.execPath, MAIN, ...args], {
-      env: { ...env, TERM: "dumb" },
+      // TERM=dumb unless the test asks for a real terminal type (the line editor needs one).
+      env: { TERM: "dumb", ...env },
       cwd,
       terminal: {
         cols: 200,
