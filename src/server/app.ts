@@ -5,7 +5,7 @@ import { log } from "../log.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
-import { ChatRequest, withoutNulls } from "./chat-request.ts"
+import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
@@ -144,7 +144,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
             headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
           }),
       )
-      .post("/api/chat", ({ body, request }) => handleChat(body, request, chatDeps), { body: ChatRequest })
+      // No Elysia body schema: it would coerce (a string becomes a list of its characters).
+      // parseChatRequest is the one type check, before any semantic one.
+      .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
   )
 }
 

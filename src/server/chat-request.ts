@@ -1,37 +1,68 @@
-import { t } from "elysia"
+import { type Static, type TSchema, Type as t } from "@sinclair/typebox"
+import { BodySchema } from "./body-schema.ts"
 
 /**
- * The body of `POST /api/chat` (spec "Chat request body"). Failing this schema is a 422; what is
- * well-formed but wrong (history pairing, unknown model, ...) is checked later and is a 400.
- * Top-level `null`s (clients that serialise absent values) are dropped before validation
- * (`withoutNulls`), which keeps the schema free of `Nullable` unions whose errors would point at
- * the whole field instead of the failing element.
+ * The body of `POST /api/chat` (spec "Chat request body"), every field typed, nested ones too.
+ * Failing this schema is a 422 naming the field's path and the expected type; what is
+ * well-formed but wrong (a role that does not exist, history pairing, unknown model, ...) is
+ * checked later and is a 400. Top-level `null`s (clients that serialise absent values) are
+ * dropped before validation (`withoutNulls`); nested fields that may be null say so. Unknown
+ * fields are allowed and ignored: nothing a client adds travels on.
  */
 const opt = t.Optional
+const nullable = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema, t.Null()]))
+
+const ImageUrl = t.Object({
+  url: t.String(),
+  detail: nullable(t.String()),
+  format: nullable(t.String()),
+})
+
+/** A content part; which fields a `type` needs is checked with the history (history.ts). */
+const ContentPart = t.Object({
+  type: t.String(),
+  text: opt(t.String()),
+  image_url: opt(ImageUrl),
+})
+
+const ToolCall = t.Object({
+  id: t.String(),
+  type: opt(t.Literal("function")),
+  function: t.Object({ name: t.String(), arguments: t.String() }),
+  pending_approval: nullable(t.Object({ signature: t.String() })),
+})
+
+/** One message of any role; what each role needs is checked with the history (history.ts). */
+const HistoryMessage = t.Object({
+  role: t.String(),
+  content: t.Optional(t.Union([t.String(), t.Null(), t.Array(ContentPart)])),
+  tool_calls: nullable(t.Array(ToolCall)),
+  tool_call_id: nullable(t.String()),
+  name: nullable(t.String()),
+})
 
 const ImageObject = t.Object({
   url: t.String({ minLength: 1 }),
-  detail: t.Optional(t.Nullable(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("auto")]))),
-  format: t.Optional(t.Nullable(t.String())),
+  detail: nullable(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("auto")])),
+  format: nullable(t.String()),
 })
 
-export const ToolDecision = t.Object({
+const ToolDecision = t.Object({
   tool_call_id: t.String({ minLength: 1 }),
   approved: t.Boolean(),
-  feedback: t.Optional(t.Nullable(t.String())),
+  feedback: nullable(t.String()),
 })
 
 export const ChatRequest = t.Object({
   ask: opt(t.String()),
-  // Messages are checked by validateHistory, which explains pairing and role problems precisely.
-  conversation_history: opt(t.Array(t.Record(t.String(), t.Unknown()))),
+  conversation_history: opt(t.Array(HistoryMessage)),
   model: opt(t.String({ minLength: 1 })),
   response_format: opt(
     t.Object({
       type: t.Literal("json_schema"),
       json_schema: t.Object({
-        name: t.Optional(t.Nullable(t.String())),
-        strict: t.Optional(t.Nullable(t.Boolean())),
+        name: nullable(t.String()),
+        strict: nullable(t.Boolean()),
         schema: t.Record(t.String(), t.Unknown()),
       }),
     }),
@@ -46,7 +77,14 @@ export const ChatRequest = t.Object({
   tool_decisions: opt(t.Array(ToolDecision)),
 })
 
-export type ChatRequestBody = typeof ChatRequest.static
+export type ChatRequestBody = Static<typeof ChatRequest>
+
+const schema = new BodySchema(ChatRequest)
+
+/** The parsed body of `POST /api/chat`, or a 422 naming every mistyped field. */
+export function parseChatRequest(body: unknown): ChatRequestBody {
+  return schema.parse(body)
+}
 
 /** The body with its top-level `null` values removed (see above). */
 export function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {

@@ -6,11 +6,6 @@ export type ErrorBody = { detail: string; error_code: number; errors?: FieldErro
 
 export type MappedError = { status: number; body: ErrorBody }
 
-/** What Elysia's ValidationError exposes about each schema failure. */
-type ValidationIssue = { path?: string; message?: string; summary?: string }
-
-const MAX_FIELD_ERRORS = 20
-
 /**
  * The single mapping from anything thrown while serving a request to a status and body. `code` is
  * Elysia's error code (`VALIDATION`, `PARSE`, `NOT_FOUND`, ...) when Elysia raised the error.
@@ -21,7 +16,8 @@ export function mapError(error: unknown, code?: unknown): MappedError {
   if (error instanceof DupinError) return fromDupin(error)
   switch (code) {
     case "VALIDATION":
-      return fromDupin(validationError(error))
+      // Routes check their bodies themselves (body-schema.ts); this only guards a stray schema.
+      return fromDupin(new RequestError("The request does not match the schema.", { kind: "schema" }))
     case "PARSE":
       return fromDupin(new RequestError("The request body is not valid JSON.", { kind: "schema" }))
     case "NOT_FOUND":
@@ -57,26 +53,4 @@ export function errorResponse(error: unknown, code?: unknown): Response {
 
 function fromDupin(error: DupinError): MappedError {
   return { status: error.status, body: error.toJSON() }
-}
-
-/** Elysia's schema failure as CONTRACT §5's 422 with one entry per failing field. */
-function validationError(error: unknown): RequestError {
-  const all = (error as { all?: unknown }).all
-  const issues: ValidationIssue[] = Array.isArray(all) ? all : []
-  const errors: FieldError[] = []
-  const seen = new Set<string>()
-  for (const issue of issues) {
-    const path = issue.path || "/"
-    const message = issue.summary || issue.message || "invalid value"
-    const key = `${path}\u0000${message}`
-    if (seen.has(key)) continue
-    seen.add(key)
-    errors.push({ path, message })
-    if (errors.length >= MAX_FIELD_ERRORS) break
-  }
-  const first = errors[0]
-  const detail = first
-    ? `The request body does not match the schema: ${first.message} (at ${first.path}).`
-    : "The request body does not match the schema."
-  return new RequestError(detail, { kind: "schema", errors })
 }
