@@ -349,3 +349,169 @@ test("a 10000-level array in a string field is a 422, not a 500", async () => {
     expect(res.status).toBe(422)
   }
 })
+
+/**
+ * Type confusion, field by field: a request whose every field (nested ones too) is filled, with
+ * one field replaced by a value of each JSON type it does not accept. Each answer is a 422 naming
+ * that field's JSON path and the type it expects, on the stream path too (`stream: true`), never
+ * a 400 about something else, a 5xx or a hang. A top-level `null` is not a wrong type: clients
+ * that serialise absent values send it, and it means "absent" (chat-request.ts).
+ */
+const FULL_BODY = {
+  ask: "q",
+  conversation_history: [
+    { role: "system", content: "s" },
+    {
+      role: "user",
+      name: "u",
+      content: [
+        { type: "text", text: "hi" },
+        {
+          type: "image_url",
+          image_url: { url: "https://example.com/a.png", detail: "low", format: "image/png" },
+        },
+      ],
+    },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c0", type: "function", function: { name: "t_true", arguments: "{}" } }],
+    },
+    { role: "tool", tool_call_id: "c0", name: "t_true", content: "ok" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "c1",
+          type: "function",
+          function: { name: "t_echo", arguments: "{}" },
+          pending_approval: { signature: "s" },
+        },
+      ],
+    },
+  ],
+  model: "m",
+  response_format: {
+    type: "json_schema",
+    json_schema: { name: "n", strict: true, schema: { type: "object" } },
+  },
+  images: [
+    "https://example.com/a.png",
+    { url: "https://example.com/b.png", detail: "auto", format: "image/png" },
+  ],
+  stream: true,
+  stream_text: false,
+  enable_tool_approval: false,
+  additional_system_prompt: "x",
+  behavior_controls: { intro: true },
+  tool_decisions: [{ tool_call_id: "c1", approved: false, feedback: "no" }],
+}
+
+type JsonType = "string" | "number" | "boolean" | "null" | "array" | "object"
+const WRONG: Record<JsonType, unknown> = {
+  string: "x",
+  number: 7,
+  boolean: true,
+  null: null,
+  array: [],
+  object: { a: 1 },
+}
+const H = "/conversation_history"
+/** Each field's JSON path and the types it accepts (a literal, such as "function", counts as string). */
+const FIELD_TYPES: Array<[string, JsonType[]]> = [
+  ["/ask", ["string"]],
+  [H, ["array"]],
+  [`${H}/0`, ["object"]],
+  [`${H}/0/role`, ["string"]],
+  [`${H}/0/content`, ["string", "null", "array"]],
+  [`${H}/1/name`, ["string", "null"]],
+  [`${H}/1/content/0`, ["object"]],
+  [`${H}/1/content/0/type`, ["string"]],
+  [`${H}/1/content/0/text`, ["string"]],
+  [`${H}/1/content/1/image_url`, ["object"]],
+  [`${H}/1/content/1/image_url/url`, ["string"]],
+  [`${H}/1/content/1/image_url/detail`, ["string", "null"]],
+  [`${H}/1/content/1/image_url/format`, ["string", "null"]],
+  [`${H}/2/tool_calls`, ["array", "null"]],
+  [`${H}/2/tool_calls/0`, ["object"]],
+  [`${H}/2/tool_calls/0/id`, ["string"]],
+  [`${H}/2/tool_calls/0/type`, ["string"]],
+  [`${H}/2/tool_calls/0/function`, ["object"]],
+  [`${H}/2/tool_calls/0/function/name`, ["string"]],
+  [`${H}/2/tool_calls/0/function/arguments`, ["string"]],
+  [`${H}/3/tool_call_id`, ["string", "null"]],
+  [`${H}/4/tool_calls/0/pending_approval`, ["object", "null"]],
+  [`${H}/4/tool_calls/0/pending_approval/signature`, ["string"]],
+  ["/model", ["string"]],
+  ["/response_format", ["object"]],
+  ["/response_format/type", ["string"]],
+  ["/response_format/json_schema", ["object"]],
+  ["/response_format/json_schema/name", ["string", "null"]],
+  ["/response_format/json_schema/strict", ["boolean", "null"]],
+  ["/response_format/json_schema/schema", ["object"]],
+  ["/images", ["array"]],
+  ["/images/0", ["string", "object"]],
+  ["/images/1", ["string", "object"]],
+  ["/images/1/url", ["string"]],
+  ["/images/1/detail", ["string", "null"]],
+  ["/images/1/format", ["string", "null"]],
+  ["/stream", ["boolean"]],
+  ["/stream_text", ["boolean"]],
+  ["/enable_tool_approval", ["boolean"]],
+  ["/additional_system_prompt", ["string"]],
+  ["/behavior_controls", ["object"]],
+  ["/behavior_controls/intro", ["boolean"]],
+  ["/tool_decisions", ["array"]],
+  ["/tool_decisions/0", ["object"]],
+  ["/tool_decisions/0/tool_call_id", ["string"]],
+  ["/tool_decisions/0/approved", ["boolean"]],
+  ["/tool_decisions/0/feedback", ["string", "null"]],
+]
+
+function withValueAt(pointer: string, value: unknown): Record<string, unknown> {
+  const body = structuredClone(FULL_BODY) as Record<string, unknown>
+  const keys = pointer.split("/").slice(1)
+  const last = keys.pop() ?? ""
+  let node = body as Record<string, unknown>
+  for (const key of keys) node = node[key] as Record<string, unknown>
+  node[last] = value
+  return body
+}
+
+test("type confusion: every field, every wrong JSON type, is a 422 naming the field and its type", async () => {
+  const cases = FIELD_TYPES.flatMap(([path, accepted]) =>
+    (Object.keys(WRONG) as JsonType[])
+      .filter((type) => !accepted.includes(type) && !(type === "null" && path.split("/").length === 2))
+      .map((type) => ({ path, accepted, type })),
+  )
+  const problems: string[] = []
+  for (let i = 0; i < cases.length; i += 8) {
+    const batch = cases.slice(i, i + 8)
+    await Promise.all(
+      batch.map(async ({ path, accepted, type }) => {
+        const name = `${path} as ${type}`
+        try {
+          const res = await served.chat(withValueAt(path, WRONG[type]), {
+            signal: AbortSignal.timeout(10_000),
+          })
+          const body = (await res.json()) as {
+            error_code?: number
+            errors?: Array<{ path: string; message: string }>
+          }
+          const first = body.errors?.[0]
+          const named = first?.path === path && /^Expected /.test(first.message)
+          const typed = accepted.some((t) => first?.message.includes(t)) || /"\w+"/.test(first?.message ?? "")
+          if (res.status !== 422 || body.error_code !== 4220 || !named || !typed) {
+            problems.push(`${name}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`)
+          }
+        } catch (error) {
+          problems.push(`${name}: no answer (${String(error)})`)
+        }
+      }),
+    )
+  }
+  expect(problems).toEqual([])
+  expect(cases.length).toBeGreaterThan(200)
+  expect(served.server.log.filter((l) => /"level":"ERROR"/.test(l))).toEqual([])
+}, 60_000)
