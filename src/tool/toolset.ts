@@ -52,6 +52,8 @@ export class Toolset {
   deferFirst: boolean
   status: ToolsetStatus = "disabled"
   error: string | undefined
+  /** Bumped by `replaceTools`; executors rebuild their tool maps when it moves. */
+  revision = 0
   /** When the prerequisites were last checked. */
   checkedAt: Date | undefined
   #checking: Promise<void> | undefined
@@ -69,6 +71,16 @@ export class Toolset {
     this.docsUrl = init.docsUrl
     this.deferFirst = init.deferFirst ?? false
     for (const tool of this.tools) tool.toolset = this
+  }
+
+  /**
+   * Replaces the tools after the toolset was built (an MCP server's tool list arrives on connect
+   * and changes on `notifications/tools/list_changed`); executors see the new list.
+   */
+  replaceTools(tools: Tool[]): void {
+    this.tools.splice(0, this.tools.length, ...tools)
+    for (const tool of tools) tool.toolset = this
+    this.revision += 1
   }
 
   /** Checks config and prerequisites once; later calls share the first result. */
