@@ -106,4 +106,11 @@ export type ToolsetBody = Static<typeof ToolsetSchema>
 export const ToolsetsMapSchema = Type.Record(Type.String(), ToolsetSchema, { expected: "a mapping" })
 
 /** A toolset file: one `toolsets:` map. */
-export const ToolsetFileSchema = Type.Object({ toolsets: Type.Optional(ToolsetsMapSchema) }, strict)
+export const ToolsetFileSchema = Type.Object(
+  {
+    toolsets: Type.Optional(ToolsetsMapSchema),
+    /** MCP servers (CONTRACT §8); each entry is checked by the MCP toolset kind (toolset/mcp/). */
+    mcp_servers: Type.Optional(Mapping),
+  },
+  strict,
+)
