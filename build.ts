@@ -2,7 +2,9 @@
  * Builds the single-file binary. `bun run build` → dist/dupin for this host;
  * `bun run build --all` → dist/dupin-<os>-<arch> for every supported target.
  * Toolsets, prompts and the model catalog are imported statically, so the binary reads nothing
- * from the build tree at run time.
+ * from the build tree at run time. The built-in YAML toolsets are parsed and validated here, once,
+ * and inlined as JSON (DUPIN_BUILTIN_TOOLSETS): a broken built-in file fails the build, and the
+ * binary does no YAML parsing at start-up.
  *
  * Cross-compiling needs the Bun runtime of each target, which Bun downloads from the internet on
  * first use (then caches it). Without network access those targets fail; `--all` then reports
@@ -11,6 +13,7 @@
 import { statSync } from "node:fs"
 import { $ } from "bun"
 import pkg from "./package.json" with { type: "json" }
+import { builtinToolsetsJson } from "./src/toolset/builtin/parse.ts"
 
 const TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const
 
@@ -19,7 +22,20 @@ async function commit(): Promise<string> {
   return out.exitCode === 0 ? out.stdout.toString().trim() : "unknown"
 }
 
-async function build(target: string | undefined, outfile: string, gitCommit: string): Promise<void> {
+function parsedToolsets(): string {
+  try {
+    return builtinToolsetsJson()
+  } catch (error) {
+    throw new Error(`built-in toolsets: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+async function build(
+  target: string | undefined,
+  outfile: string,
+  gitCommit: string,
+  toolsets: string,
+): Promise<void> {
   const result = await Bun.build({
     // The search worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts).
     entrypoints: ["./src/main.ts", "./src/context/search-worker.ts"],
@@ -41,6 +57,7 @@ async function build(target: string | undefined, outfile: string, gitCommit: str
     define: {
       DUPIN_VERSION: JSON.stringify(pkg.version),
       DUPIN_COMMIT: JSON.stringify(gitCommit),
+      DUPIN_BUILTIN_TOOLSETS: JSON.stringify(toolsets),
     },
   })
   if (!result.success) {
@@ -60,15 +77,16 @@ function size(path: string): string {
 }
 
 const gitCommit = await commit()
+const toolsets = parsedToolsets()
 if (!process.argv.includes("--all")) {
-  await build(undefined, "./dist/dupin", gitCommit)
+  await build(undefined, "./dist/dupin", gitCommit, toolsets)
   console.log(`built ./dist/dupin (${size("./dist/dupin")}, ${pkg.version}, commit ${gitCommit})`)
 } else {
   let failed = 0
   for (const target of TARGETS) {
     const outfile = `./dist/dupin-${target}`
     try {
-      await build(target, outfile, gitCommit)
+      await build(target, outfile, gitCommit, toolsets)
       console.log(`${target}: built ${outfile} (${size(outfile)})`)
     } catch (error) {
       failed++
