@@ -1,10 +1,14 @@
 /**
- * A small JSON Schema validator for the subset providers accept for strict structured outputs
- * (`response_format.json_schema`): type (one or a list), properties, required,
- * additionalProperties, items, enum, const, anyOf, nullable, $ref into $defs/definitions, and the
- * common string/number/array bounds. A schema using anything else is refused when compiled, so an
- * answer is never accepted by a validator that silently ignored part of the schema.
+ * Structured answers (`response_format.json_schema`): which schemas dupin accepts, and whether an
+ * answer matches one. Accepted is the subset providers take for strict structured outputs: type
+ * (one or a list), properties, required, additionalProperties, items, enum, const, anyOf,
+ * nullable, $ref into $defs/definitions, and the common string/number/array bounds; `format` is
+ * checked for the formats the validator knows and otherwise only annotates. A schema using
+ * anything else is refused when compiled, so an answer is never accepted by a validator that
+ * silently ignored part of the schema. Matching is done by `@cfworker/json-schema` (draft
+ * 2020-12, interpreted, no code generation: it runs in the compiled binary).
  */
+import { type OutputUnit, Validator } from "@cfworker/json-schema"
 
 type Schema = Record<string, unknown> | boolean
 
@@ -15,7 +19,7 @@ export type CompiledSchema = {
 
 const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
 
-/** Keywords that only annotate; they never change whether a value matches. */
+/** Keywords that only annotate (or, for `format`, check known formats); no structure to check. */
 const ANNOTATIONS = new Set([
   "title",
   "description",
@@ -61,11 +65,94 @@ const MAX_DEPTH = 64
 /** Checks that `schema` is usable and returns its validator; throws `SchemaProblem` otherwise. */
 export function compileJsonSchema(schema: unknown): CompiledSchema {
   if (!isObject(schema)) throw new SchemaProblem("", "the schema must be a JSON object")
-  const patterns = new Map<string, RegExp>()
-  check(schema, schema, "", patterns, 0)
+  check(schema, schema, "", 0)
+  const standard = standardSchema(schema) as Record<string, unknown>
+  const validator = new Validator(standard, "2020-12", true)
   return {
-    validate: (value) => validate(schema, value, "", schema, patterns, 0),
+    validate: (value) => {
+      try {
+        const { valid, errors } = validator.validate(value)
+        return valid ? undefined : describe(errors, standard)
+      } catch (error) {
+        // A self-reference without structure ({"$ref": "#"}) or an absurdly deep answer.
+        if (error instanceof RangeError) return "the answer: the value is nested too deeply"
+        throw error
+      }
+    },
   }
+}
+
+/** One line for the model: where in the answer, and what is wrong there. */
+function describe(errors: readonly OutputUnit[], root: unknown): string {
+  const choice = errors.findIndex((e) => e.keyword === "anyOf")
+  if (choice >= 0) {
+    const first = errors[choice + 1]
+    const detail = first ? ` (${sentence(first.error)})` : ""
+    return `${where(errors[choice]?.instanceLocation)}: matches none of the allowed forms${detail}`
+  }
+  const leaf = errors[errors.length - 1]
+  if (!leaf) return "the answer does not match the schema"
+  if (leaf.keyword === "false") return `${where(leaf.instanceLocation)}: no value is allowed here`
+  // The validator's text does not say what the bound was for these; the schema does.
+  const bound = valueAt(root, leaf.keywordLocation)
+  const own = bound === undefined ? undefined : OWN_WORDS[leaf.keyword]
+  return `${where(leaf.instanceLocation)}: ${own ? own(bound) : sentence(leaf.error)}`
+}
+
+const OWN_WORDS: Record<string, (bound: unknown) => string> = {
+  pattern: (p) => `does not match the pattern ${p}`,
+  exclusiveMinimum: (n) => `must be greater than ${n}`,
+  exclusiveMaximum: (n) => `must be less than ${n}`,
+}
+
+/** The validator's message without its final period: the caller's sentence goes on after it. */
+function sentence(text: string): string {
+  return text.replace(/\.$/, "")
+}
+
+/** The value at a `#/...` JSON pointer of the schema, if there is one. */
+function valueAt(root: unknown, location: string): unknown {
+  let node = root
+  for (const raw of location.replace(/^#\/?/, "").split("/").filter(Boolean)) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+/**
+ * The schema in standard JSON Schema: OpenAPI's `nullable: true` (which the validator does not
+ * know) becomes null added to each keyword of the node that could refuse it.
+ */
+function standardSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(standardSchema)
+  if (!isObject(node)) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === "enum" || key === "const" || key === "default" || key === "examples"
+        ? value
+        : standardSchema(value)
+  }
+  if (out.nullable !== true) {
+    delete out.nullable
+    return out
+  }
+  delete out.nullable
+  if (out.type !== undefined)
+    out.type = [...new Set([...(Array.isArray(out.type) ? out.type : [out.type]), "null"])]
+  if (Array.isArray(out.enum)) out.enum = [...out.enum, null]
+  if (Object.hasOwn(out, "const")) {
+    out.enum = [out.const, null]
+    delete out.const
+  }
+  if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: "null" }]
+  if (out.$ref !== undefined) {
+    out.anyOf = [...((out.anyOf as unknown[]) ?? []), { $ref: out.$ref }, { type: "null" }]
+    delete out.$ref
+  }
+  return out
 }
 
 /** A schema that cannot be used; `pointer` locates the problem inside the schema. */
@@ -79,13 +166,7 @@ export class SchemaProblem extends Error {
   }
 }
 
-function check(
-  node: unknown,
-  root: Record<string, unknown>,
-  at: string,
-  patterns: Map<string, RegExp>,
-  depth: number,
-): void {
+function check(node: unknown, root: Record<string, unknown>, at: string, depth: number): void {
   if (typeof node === "boolean") return
   if (!isObject(node)) throw new SchemaProblem(at, "a schema must be an object or a boolean")
   if (depth > MAX_DEPTH) throw new SchemaProblem(at, `the schema is nested deeper than ${MAX_DEPTH} levels`)
@@ -93,7 +174,7 @@ function check(
     if (!SUPPORTED.has(key))
       throw new SchemaProblem(at, `the keyword "${key}" is not supported for structured output`)
   }
-  const sub = (child: unknown, path: string) => check(child, root, path, patterns, depth + 1)
+  const sub = (child: unknown, path: string) => check(child, root, path, depth + 1)
 
   const type = node.type
   if (type !== undefined) {
@@ -149,7 +230,7 @@ function check(
   if (node.pattern !== undefined) {
     if (typeof node.pattern !== "string") throw new SchemaProblem(`${at}/pattern`, "pattern must be a string")
     try {
-      patterns.set(node.pattern, new RegExp(node.pattern, "u"))
+      new RegExp(node.pattern, "u")
     } catch {
       throw new SchemaProblem(`${at}/pattern`, `pattern is not a valid regular expression`)
     }
@@ -170,101 +251,6 @@ function check(
   }
 }
 
-function validate(
-  schema: Schema,
-  value: unknown,
-  at: string,
-  root: Record<string, unknown>,
-  patterns: Map<string, RegExp>,
-  depth: number,
-): string | undefined {
-  if (schema === true) return undefined
-  if (schema === false) return `${where(at)}: no value is allowed here`
-  // A $ref cycle (a recursive schema) only recurses as deep as the value, but a self-reference
-  // without structure ({"$ref": "#"}) would not; the depth cap stops it.
-  if (depth > MAX_DEPTH * 4) return `${where(at)}: the value is nested too deeply`
-  const again = (s: unknown, v: unknown, path: string) =>
-    validate(s as Schema, v, path, root, patterns, depth + 1)
-
-  if (value === null && schema.nullable === true) return undefined
-  if (typeof schema.$ref === "string") {
-    const problem = again(resolveRef(root, schema.$ref) ?? false, value, at)
-    if (problem) return problem
-  }
-  if (schema.type !== undefined) {
-    const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[]
-    if (!types.some((t) => hasType(value, t)))
-      return `${where(at)}: expected ${types.join(" or ")}, got ${typeName(value)}`
-  }
-  if (schema.const !== undefined && !deepEqual(value, schema.const)) {
-    return `${where(at)}: must be ${JSON.stringify(schema.const)}`
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(value, e))) {
-    return `${where(at)}: must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`
-  }
-  if (Array.isArray(schema.anyOf)) {
-    const problems = schema.anyOf.map((s) => again(s, value, at))
-    if (problems.every((p) => p !== undefined))
-      return `${where(at)}: matches none of the allowed forms (${problems[0]})`
-  }
-  if (typeof value === "string") {
-    const length = [...value].length
-    if (typeof schema.minLength === "number" && length < schema.minLength)
-      return `${where(at)}: shorter than ${schema.minLength} characters`
-    if (typeof schema.maxLength === "number" && length > schema.maxLength)
-      return `${where(at)}: longer than ${schema.maxLength} characters`
-    if (typeof schema.pattern === "string" && !patterns.get(schema.pattern)?.test(value)) {
-      return `${where(at)}: does not match the pattern ${schema.pattern}`
-    }
-  }
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum)
-      return `${where(at)}: less than ${schema.minimum}`
-    if (typeof schema.maximum === "number" && value > schema.maximum)
-      return `${where(at)}: greater than ${schema.maximum}`
-    if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) {
-      return `${where(at)}: not greater than ${schema.exclusiveMinimum}`
-    }
-    if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) {
-      return `${where(at)}: not less than ${schema.exclusiveMaximum}`
-    }
-    if (typeof schema.multipleOf === "number" && !isMultiple(value, schema.multipleOf)) {
-      return `${where(at)}: not a multiple of ${schema.multipleOf}`
-    }
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems)
-      return `${where(at)}: fewer than ${schema.minItems} items`
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems)
-      return `${where(at)}: more than ${schema.maxItems} items`
-    if (schema.items !== undefined) {
-      for (let i = 0; i < value.length; i++) {
-        const problem = again(schema.items, value[i], `${at}/${i}`)
-        if (problem) return problem
-      }
-    }
-  }
-  if (isObject(value)) {
-    const properties = isObject(schema.properties) ? schema.properties : {}
-    for (const name of Array.isArray(schema.required) ? (schema.required as string[]) : []) {
-      if (!Object.hasOwn(value, name)) return `${where(at)}: missing required property "${name}"`
-    }
-    for (const [name, child] of Object.entries(value)) {
-      const path = `${at}/${pointerToken(name)}`
-      if (Object.hasOwn(properties, name)) {
-        const problem = again(properties[name], child, path)
-        if (problem) return problem
-      } else if (schema.additionalProperties === false) {
-        return `${where(at)}: property "${name}" is not allowed`
-      } else if (schema.additionalProperties !== undefined) {
-        const problem = again(schema.additionalProperties, child, path)
-        if (problem) return problem
-      }
-    }
-  }
-  return undefined
-}
-
 /** Local references only: `#`, `#/$defs/Name`, `#/definitions/Name`, or any JSON pointer into the root. */
 function resolveRef(root: Record<string, unknown>, ref: string): Schema | undefined {
   if (ref === "#") return root
@@ -278,52 +264,6 @@ function resolveRef(root: Record<string, unknown>, ref: string): Schema | undefi
   return isObject(node) || typeof node === "boolean" ? node : undefined
 }
 
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case "null":
-      return value === null
-    case "boolean":
-      return typeof value === "boolean"
-    case "string":
-      return typeof value === "string"
-    case "number":
-      return typeof value === "number" && Number.isFinite(value)
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value)
-    case "array":
-      return Array.isArray(value)
-    case "object":
-      return isObject(value)
-    default:
-      return false
-  }
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null"
-  if (Array.isArray(value)) return "array"
-  if (typeof value === "number" && Number.isInteger(value)) return "integer"
-  return typeof value
-}
-
-function isMultiple(value: number, of: number): boolean {
-  const q = value / of
-  return Math.abs(q - Math.round(q)) < 1e-9
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a)
-    return (
-      keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
-    )
-  }
-  return false
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
@@ -332,6 +272,8 @@ function pointerToken(name: string): string {
   return name.replaceAll("~", "~0").replaceAll("/", "~1")
 }
 
-function where(at: string): string {
-  return at || "the answer"
+/** The validator's instance location (`#/a~1b`) as a JSON pointer, or "the answer" for the root. */
+function where(location: string | undefined): string {
+  const pointer = (location ?? "#").replace(/^#/, "")
+  return pointer || "the answer"
 }

@@ -168,7 +168,9 @@ describe("structured output", () => {
     expect(body.analysis).toBe(good)
     const retry = providerMessages(h.fake, 1).at(-1)
     expect(retry?.role).toBe("user")
-    expect(String(retry?.content)).toContain("/severity: must be one of")
+    expect(String(retry?.content)).toContain(
+      '/severity: Instance does not match any of ["low","high"]. Reply again',
+    )
   })
 
   test("invalid twice: a clear error (502 non-stream, error event in a stream)", async () => {
