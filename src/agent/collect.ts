@@ -69,6 +69,7 @@ export async function collectRun(
         break
       case "start_tool_calling":
       case "ai_message":
+      case "ai_message_delta":
       case "token_count":
       case "conversation_history_compaction_start":
       case "conversation_history_compacted":

@@ -60,6 +60,12 @@ export type EngineEvent =
       }
     }
   | { event: "ai_message"; data: { content: string | null; reasoning: string | null; metadata: Metadata } }
+  /**
+   * Text the model is writing, as it arrives; only on a run asked for it (`streamText`, the API's
+   * `stream_text`, CONTRACT §9). The deltas of one model call add up to its content: the answer
+   * (`ai_answer_end.analysis`), or the notes of an `ai_message` when the call asked for tools.
+   */
+  | { event: "ai_message_delta"; data: { content: string } }
   | {
       event: "ai_answer_end"
       data: {

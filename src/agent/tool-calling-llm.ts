@@ -29,6 +29,8 @@ export type RunOptions = {
   signal?: AbortSignal
   /** Sees each tool call with its arguments as it starts; the events carry only name and id. */
   onToolCall?: (call: ToolCall) => void
+  /** Also yield `ai_message_delta` events with the text the model writes, as it arrives (CONTRACT §9). */
+  streamText?: boolean
 }
 
 /** The spec's name for the options of `call` and `callStream`. */

@@ -8,7 +8,8 @@ import { AbortError } from "../errors.ts"
 import { log } from "../log.ts"
 import { classifyError, toModelError } from "./classify-error.ts"
 import { abortableSleep, retryDelayMs } from "./retry.ts"
-import type { ChatModel, Completion, CompletionRequest, ModelInfo } from "./types.ts"
+import { CompletionAssembler } from "./stream-assembly.ts"
+import type { ChatModel, Completion, CompletionRequest, ModelInfo, TextListener } from "./types.ts"
 import { fromWireResponse, toWireRequest } from "./wire.ts"
 
 export type OpenAIChatModelOptions = {
@@ -69,18 +70,25 @@ export class OpenAIChatModel implements ChatModel {
         : new OpenAI({ ...common, baseURL: options.baseURL })
   }
 
-  async complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion> {
+  async complete(
+    request: CompletionRequest,
+    signal?: AbortSignal,
+    onText?: TextListener,
+  ): Promise<Completion> {
     const body = toWireRequest(request, {
       provider: this.info.provider,
       model: this.model,
       temperature: this.temperature,
     })
+    // Once text reached the caller, another attempt would write it twice: no retry after that.
+    const progress = { wrote: false }
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new AbortError()
       const started = performance.now()
       try {
-        const response: unknown = await this.client.chat.completions.create(body, { signal })
-        const completion = fromWireResponse(response, this.info.id)
+        const completion = onText
+          ? await this.#streamed(body, signal, onText, progress)
+          : fromWireResponse(await this.client.chat.completions.create(body, { signal }), this.info.id)
         log.debug("llm call", {
           model: this.info.id,
           attempt,
@@ -93,7 +101,7 @@ export class OpenAIChatModel implements ChatModel {
         // The SDK reports our own abort as a provider error; the caller must see an abort.
         if (signal?.aborted) throw new AbortError()
         const failure = classifyError(error)
-        if (!failure.retryable || attempt >= this.maxRetries)
+        if (!failure.retryable || attempt >= this.maxRetries || progress.wrote)
           throw toModelError(failure, this.info.id, attempt + 1, this.secrets)
         const delay = retryDelayMs(attempt, this.retryBaseDelayMs, failure.headers)
         log.warn("llm call failed, retrying", {
@@ -107,6 +115,27 @@ export class OpenAIChatModel implements ChatModel {
         await abortableSleep(delay, signal)
       }
     }
+  }
+
+  /** One streamed attempt (`stream: true`): text goes to `onText` as it arrives; usage comes last. */
+  async #streamed(
+    body: ReturnType<typeof toWireRequest>,
+    signal: AbortSignal | undefined,
+    onText: TextListener,
+    progress: { wrote: boolean },
+  ): Promise<Completion> {
+    const stream = await this.client.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { signal },
+    )
+    const assembler = new CompletionAssembler()
+    for await (const chunk of stream) {
+      const text = assembler.push(chunk)
+      if (text === undefined) continue
+      progress.wrote = true
+      onText(text)
+    }
+    return assembler.finish(this.info.id)
   }
 }
 

@@ -62,11 +62,18 @@ export type Completion = {
   usage: Usage
 }
 
-/** What the loop needs from a model: one completion, abortable. Tests inject scripted ones. */
+/** Receives the answer text as the provider writes it, piece by piece (a streamed call). */
+export type TextListener = (text: string) => void
+
+/**
+ * What the loop needs from a model: one completion, abortable. Tests inject scripted ones. With
+ * `onText` the call streams and reports the answer text as it arrives; the completion it resolves
+ * to is the same as without.
+ */
 export interface ChatModel {
   readonly name: string
   readonly info: ModelInfo
-  complete(request: CompletionRequest, signal?: AbortSignal): Promise<Completion>
+  complete(request: CompletionRequest, signal?: AbortSignal, onText?: TextListener): Promise<Completion>
 }
 
 /** Catalog facts about a model, after config overrides. */

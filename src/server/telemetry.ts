@@ -87,6 +87,7 @@ export class ServerMetrics {
           this.compactions.inc({ model })
           return
         case "start_tool_calling":
+        case "ai_message_delta":
         case "conversation_history_compaction_start":
         case "error":
           return

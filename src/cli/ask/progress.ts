@@ -71,6 +71,7 @@ export class Progress {
         )
         return
       case "token_count":
+      case "ai_message_delta":
       case "ai_answer_end":
       case "approval_required":
         return
