@@ -17,6 +17,7 @@ import type { ApprovalMode } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
+import { completeStep } from "./streamed-completion.ts"
 import { toolMessageContent } from "./tool-message.ts"
 import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
 
@@ -39,6 +40,8 @@ export type AgentOptions = {
   followUp?: ChatMessage
   /** Sees each call the model asks for, with its arguments, before its `start_tool_calling` (the CLI shows them). */
   onToolCall?: (call: ToolCall) => void
+  /** Yield `ai_message_delta` events while the model writes (the provider call streams). */
+  streamText?: boolean
 }
 
 /**
@@ -118,7 +121,8 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
       // Results of earlier calls may live only in the summary now: the model may fetch them again.
       step.seen.clear()
     }
-    const completion = await model.complete(
+    const completion = yield* completeStep(
+      model,
       {
         messages: history,
         tools,
@@ -126,6 +130,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
         ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
       },
       signal,
+      options.streamText === true,
     )
     acct.record(completion.usage)
     // On the last step the model was told not to call tools; calls it makes anyway are dropped.
