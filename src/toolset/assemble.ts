@@ -5,6 +5,7 @@
  * win; command-line flags last). A new kind (MCP servers) adds factories to `factories`.
  */
 import { readFileSync } from "node:fs"
+import { parse as parseYaml } from "yaml"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { assertKnownFormats } from "../tool/formats.ts"
@@ -12,6 +13,7 @@ import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
 import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "./loader.ts"
+import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
 import { applyOverride, isOverride, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
 
@@ -24,6 +26,8 @@ export type ToolsetSources = {
   customFiles: readonly string[]
   /** Command-line switches (`ask --bash`): the last word over every file. */
   flags?: Readonly<Record<string, ToolsetSettings>>
+  /** The config file's `mcp_servers:` map, raw (CONTRACT §8). */
+  mcpServers?: Readonly<Record<string, unknown>> | undefined
   /** Library toolset instances, offered as they are. */
   additional: readonly Toolset[]
   context: ToolsetContext
@@ -36,7 +40,8 @@ export function assembleToolsets(
   const coded = new Set(factories.map((f) => f.name))
   const configFileName = sources.configFileName ?? "config"
   const config = expandToolsetConfig(sources.config, sources.context.env)
-  const custom = sources.customFiles.flatMap((path) => parseToolsetFile(readToolsetFile(path), path))
+  const files = sources.customFiles.map((path) => ({ path, text: readToolsetFile(path) }))
+  const custom = files.flatMap((file) => parseToolsetFile(file.text, file.path))
 
   const definitions = mergeToolsetSources({
     builtin: builtinToolsetDefinitions(),
@@ -46,7 +51,15 @@ export function assembleToolsets(
   })
 
   const toolsets = buildToolsets(definitions)
-  for (const factory of factories) {
+  // MCP servers come after every other toolset (their tools take the names left free), config
+  // file first, then custom files in order.
+  const mcp = mcpToolsetFactories(
+    mcpSources(sources.mcpServers, configFileName, files),
+    sources.context.env,
+    new Set([...definitions.map((d) => d.name), ...factories.map((f) => f.name)]),
+    () => toolsets,
+  )
+  for (const factory of [...factories, ...mcp]) {
     const layers: ToolsetSettings[] = []
     if (factory.name in config) {
       layers.push(
@@ -83,6 +96,21 @@ export function assembleToolsets(
   }
   for (const toolset of toolsets) assertKnownFormats(toolset)
   return toolsets
+}
+
+function mcpSources(
+  config: Readonly<Record<string, unknown>> | undefined,
+  configFileName: string,
+  files: ReadonlyArray<{ path: string; text: string }>,
+): McpServerSource[] {
+  const sources: McpServerSource[] = []
+  if (config && Object.keys(config).length > 0) sources.push({ file: configFileName, servers: config })
+  for (const file of files) {
+    // Already parsed and checked by parseToolsetFile: a mapping whose mcp_servers is a mapping.
+    const servers = (parseYaml(file.text) as { mcp_servers?: unknown } | null)?.mcp_servers
+    if (servers) sources.push({ file: file.path, servers })
+  }
+  return sources
 }
 
 function readToolsetFile(path: string): string {

@@ -1,0 +1,155 @@
+/**
+ * The MCP stdio transport on Bun.spawn. The SDK's own stdio transport spawns through Node's
+ * child_process in dupin's process group; a server must instead run in a group of its own (so
+ * stopping it stops whatever it started), under the tool containment wrapper, with the explicit
+ * environment it was given. Messages are framed by the SDK's ReadBuffer and serializeMessage.
+ */
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/client"
+import type { Subprocess } from "bun"
+import { currentContainment } from "../../tool/containment/index.ts"
+import { openSandbox, type SandboxRun } from "../../tool/containment/sandbox.ts"
+import { forgetChild, trackChild } from "./children.ts"
+
+/** Bytes of one message the client reads before it gives up on the server (bounded memory). */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+/** Bytes of the server's stderr kept for error messages. */
+const STDERR_TAIL_BYTES = 2048
+const KILL_GRACE_MS = 2000
+
+export type StdioOptions = {
+  command: string
+  args: readonly string[]
+  /** The complete environment of the server. */
+  env: Record<string, string>
+}
+
+export class BunStdioTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  #proc: Subprocess<"pipe", "pipe", "pipe"> | undefined
+  #sandbox: SandboxRun | undefined
+  #buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES })
+  #stderr = ""
+  #closed = false
+
+  constructor(readonly options: StdioOptions) {}
+
+  /** The last lines the server wrote to stderr (why it died, usually). */
+  get stderrTail(): string {
+    return this.#stderr.trim()
+  }
+
+  get pid(): number | undefined {
+    return this.#proc?.pid
+  }
+
+  async start(): Promise<void> {
+    const containment = currentContainment()
+    if (containment.info.refusal) throw new Error(containment.info.refusal)
+    const sandbox = openSandbox(containment, { env: this.options.env, cwd: undefined })
+    this.#sandbox = sandbox
+    let argv: string[]
+    try {
+      argv = sandbox.wrap([this.options.command, ...this.options.args])
+    } catch (error) {
+      sandbox.cleanup()
+      const code = (error as { code?: string }).code
+      throw new Error(
+        code === "EACCES"
+          ? `${this.options.command}: permission denied`
+          : `${this.options.command}: command not found`,
+      )
+    }
+    const proc = Bun.spawn(argv, {
+      env: sandbox.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    })
+    this.#proc = proc
+    trackChild(proc.pid)
+    void this.#read(proc.stdout)
+    void this.#readStderr(proc.stderr)
+    void proc.exited.then(() => this.#ended())
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const proc = this.#proc
+    if (!proc || this.#closed) throw new Error("the MCP server is not running")
+    proc.stdin.write(serializeMessage(message))
+    await proc.stdin.flush()
+  }
+
+  async close(): Promise<void> {
+    const proc = this.#proc
+    if (!proc || this.#closed) return
+    try {
+      await proc.stdin.end()
+    } catch {
+      // The server already closed its stdin.
+    }
+    killGroup(proc.pid, "SIGTERM")
+    const timer = setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS)
+    await proc.exited
+    clearTimeout(timer)
+    this.#ended()
+  }
+
+  async #read(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) {
+        this.#buffer.append(Buffer.from(chunk))
+        for (;;) {
+          const message = this.#buffer.readMessage()
+          if (message === null) break
+          this.onmessage?.(message)
+        }
+      }
+    } catch (error) {
+      // An oversized or broken message: the connection cannot be trusted past it.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)))
+      this.#buffer.clear()
+      if (this.#proc) killGroup(this.#proc.pid, "SIGKILL")
+    }
+  }
+
+  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder()
+    try {
+      for await (const chunk of stream) {
+        this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES)
+      }
+    } catch {
+      // The pipe closed with the process.
+    }
+  }
+
+  #ended(): void {
+    if (this.#closed) return
+    this.#closed = true
+    const proc = this.#proc
+    if (proc) {
+      // Whatever the server started must not outlive it.
+      killGroup(proc.pid, "SIGKILL")
+      forgetChild(proc.pid)
+    }
+    this.#sandbox?.cleanup()
+    this.#buffer.clear()
+    this.onclose?.()
+  }
+}
+
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

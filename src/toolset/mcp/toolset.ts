@@ -1,0 +1,156 @@
+/**
+ * An MCP server as a toolset. Its prerequisite is connecting and listing the tools (lazy: the
+ * first check of the executor); an unreachable or broken server marks the toolset failed with the
+ * reason. `deferFirst`: when the tool definitions pass their budget, these tools are the first
+ * offered through tool search instead of up front.
+ */
+import type { Tool as McpToolDefinition } from "@modelcontextprotocol/client"
+import type { Env } from "../../config/env.ts"
+import { errorMessage } from "../../errors.ts"
+import { log } from "../../log.ts"
+import type { Prerequisite, PrerequisiteContext, PrerequisiteOutcome } from "../../tool/prerequisite.ts"
+import type { Tool } from "../../tool/tool.ts"
+import { Toolset } from "../../tool/toolset.ts"
+import { McpConnection } from "./connection.ts"
+import { schemaProblem } from "./input-schema.ts"
+import { type McpServerSpec, transportName } from "./schema.ts"
+import { McpTool } from "./tool.ts"
+
+/** What providers accept as a function name. */
+const NAME_CHARS = /[^A-Za-z0-9_-]/g
+const NAME_MAX = 64
+
+export type McpToolsetInit = {
+  spec: McpServerSpec
+  enabled: boolean
+  env: Env
+  /** The toolsets listed before this one: their tool names are taken. */
+  earlier: () => readonly Toolset[]
+}
+
+export class McpToolset extends Toolset {
+  readonly connection: McpConnection
+  readonly spec: McpServerSpec
+  /** Settles when the first connect attempt has (later servers wait for it to pick names). */
+  settled: Promise<void> = Promise.resolve()
+  readonly #earlier: () => readonly Toolset[]
+
+  constructor(init: McpToolsetInit) {
+    super({
+      name: init.spec.name,
+      description: init.spec.description,
+      enabled: init.enabled,
+      tags: ["mcp"],
+      ...(init.spec.llmInstructions ? { llmInstructions: init.spec.llmInstructions } : {}),
+      deferFirst: true,
+    })
+    this.spec = init.spec
+    this.#earlier = init.earlier
+    this.connection = new McpConnection(init.spec, init.env, {
+      onToolsChanged: (tools) => {
+        this.replaceTools(this.#tools(tools))
+        log.info("mcp server: tool list changed", { server: this.name, tools: this.tools.length })
+      },
+    })
+    this.prerequisites = [new ConnectPrerequisite(this)]
+  }
+
+  /** How dupin reaches the server: stdio, streamable-http or sse (the one in use once connected). */
+  get transport(): string {
+    return this.status === "enabled" ? this.connection.transport : transportName(this.spec.transport)
+  }
+
+  /** Connects and lists the tools; throws why not. */
+  async connect(context: PrerequisiteContext): Promise<number> {
+    let done: () => void = () => {}
+    this.settled = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    try {
+      const listed = this.connection.listTools(context.signal)
+      // Names already taken are known once the servers listed before this one have connected.
+      const before = this.#earlier().filter((t): t is McpToolset => t instanceof McpToolset)
+      await Promise.all(before.map((t) => t.settled))
+      this.replaceTools(this.#tools(await listed))
+      return this.tools.length
+    } finally {
+      done()
+    }
+  }
+
+  /** The server's tools as dupin tools: allowed ones, valid schemas, free names. */
+  #tools(definitions: McpToolDefinition[]): Tool[] {
+    const allowed = this.spec.allowedTools
+    const approval = this.spec.requiresApproval
+    // Every tool of an earlier toolset switched on counts, checked or not: a name must not depend
+    // on whether kubectl happens to be installed.
+    const taken = new Set(
+      this.#earlier()
+        .flatMap((t) => (t.enabled ? t.tools : []))
+        .map((t) => t.name),
+    )
+    const tools: Tool[] = []
+    for (const definition of definitions) {
+      if (allowed && !allowed.includes(definition.name)) continue
+      const problem = schemaProblem(definition.inputSchema)
+      if (problem) {
+        log.warn("mcp server: tool skipped", { server: this.name, tool: definition.name, reason: problem })
+        continue
+      }
+      const name = freeName(definition.name, this.name, taken)
+      if (!name) {
+        log.warn("mcp server: tool skipped", {
+          server: this.name,
+          tool: definition.name,
+          reason: "its name and the server-prefixed name are both taken",
+        })
+        continue
+      }
+      taken.add(name)
+      tools.push(
+        new McpTool({
+          name,
+          remoteName: definition.name,
+          description: definition.description ?? definition.title ?? definition.name,
+          inputSchema: definition.inputSchema as Record<string, unknown>,
+          connection: this.connection,
+          timeout: this.spec.timeout,
+          requiresApproval:
+            approval === true || (Array.isArray(approval) && approval.includes(definition.name)),
+        }),
+      )
+    }
+    for (const name of allowed ?? []) {
+      if (!definitions.some((d) => d.name === name))
+        log.warn("mcp server: allowed_tools names a tool the server does not offer", {
+          server: this.name,
+          tool: name,
+        })
+    }
+    return tools
+  }
+}
+
+/** The server's name for the tool, or `<server>__<name>` when taken; undefined when both are. */
+function freeName(remote: string, server: string, taken: ReadonlySet<string>): string | undefined {
+  const plain = remote.replace(NAME_CHARS, "_").slice(0, NAME_MAX)
+  if (!taken.has(plain)) return plain
+  const prefixed = `${server}__${remote}`.replace(NAME_CHARS, "_").slice(0, NAME_MAX)
+  return taken.has(prefixed) ? undefined : prefixed
+}
+
+class ConnectPrerequisite implements Prerequisite {
+  constructor(readonly toolset: McpToolset) {}
+
+  async check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
+    try {
+      const count = await this.toolset.connect(context)
+      return [true, `${count} tools`]
+    } catch (error) {
+      return [
+        false,
+        `MCP server ${this.toolset.name} (${transportName(this.toolset.spec.transport)}): ${errorMessage(error)}`,
+      ]
+    }
+  }
+}
