@@ -33,6 +33,7 @@ export function toolExecutorFor(config: Config): ToolExecutor {
       configFileName: config.configFile,
       customFiles: config.customToolsets,
       additional: config.additionalToolsets,
+      mcpServers: config.mcpServers,
       flags: config.enableBash ? { bash: { enabled: true } } : {},
       context: {
         env: config.env,
