@@ -34,6 +34,7 @@ export class ToolExecutor {
   readonly options: ExecutorOptions
   #schemas: ToolSchema[] | undefined
   #byName: Record<string, Tool> | undefined
+  #listed: Record<string, Tool> | undefined
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
   /** The engine's executor this run view was made from (`forRun`); answers until `add`. */
@@ -69,6 +70,7 @@ export class ToolExecutor {
     this.#shared = undefined
     this.#schemas = undefined
     this.#byName = undefined
+    this.#listed = undefined
   }
 
   /**
@@ -108,19 +110,29 @@ export class ToolExecutor {
     for (const t of this.toolsets) t.resetCheck()
     this.#schemas = undefined
     this.#byName = undefined
+    this.#listed = undefined
     this.#round = new AbortController()
     await this.ensureReady()
   }
 
-  /** Tools of enabled toolsets, by name. The first toolset to define a name wins. */
+  /**
+   * Tools of enabled toolsets, by name (the library's `toolExecutor.toolsByName`): listed from the
+   * start, before any prerequisite ran, and gone once their toolset fails its checks. The first
+   * toolset to define a name wins. What the model may call is narrower: `offeredTools`.
+   */
   get toolsByName(): Record<string, Tool> {
     if (this.#shared) return this.#shared.toolsByName
+    if (this.#listed) return this.#listed
+    const listed = toolsOf(this.toolsets, (t) => t.enabled && t.status !== "failed")
+    if (this.toolsets.every((t) => t.checkedAt)) this.#listed = listed
+    return listed
+  }
+
+  /** Tools the model is offered and may call: those of toolsets that passed their checks. */
+  get offeredTools(): Record<string, Tool> {
+    if (this.#shared) return this.#shared.offeredTools
     if (this.#byName) return this.#byName
-    const byName: Record<string, Tool> = {}
-    for (const toolset of this.toolsets) {
-      if (toolset.status !== "enabled") continue
-      for (const tool of toolset.tools) byName[tool.name] ??= tool
-    }
+    const byName = toolsOf(this.toolsets, (t) => t.status === "enabled")
     // Only cache once every toolset has been checked; before that the set is incomplete.
     if (this.toolsets.every((t) => t.checkedAt)) this.#byName = byName
     return byName
@@ -130,16 +142,16 @@ export class ToolExecutor {
   schemas(): ToolSchema[] {
     if (this.#shared) return this.#shared.schemas()
     if (this.#schemas) return this.#schemas
-    const schemas = Object.values(this.toolsByName).map((t) => t.toSchema())
+    const schemas = Object.values(this.offeredTools).map((t) => t.toSchema())
     if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas
     return schemas
   }
 
   /** Parses and validates a model's tool call. Never throws. */
   prepare(call: ToolCall): PreparedCall {
-    const tool = this.toolsByName[call.function.name]
+    const tool = this.offeredTools[call.function.name]
     if (!tool) {
-      const known = Object.keys(this.toolsByName).sort().join(", ") || "none"
+      const known = Object.keys(this.offeredTools).sort().join(", ") || "none"
       return {
         call,
         tool,
@@ -228,6 +240,16 @@ function scrub(result: StructuredToolResult): StructuredToolResult {
   if (result.data !== null && result.data !== undefined) result.data = redact(result.dataText())
   if (result.error) result.error = redact(result.error)
   return result
+}
+
+/** Tools of the toolsets `keep` selects, by name; the first toolset to define a name wins. */
+function toolsOf(toolsets: readonly Toolset[], keep: (toolset: Toolset) => boolean): Record<string, Tool> {
+  const byName: Record<string, Tool> = {}
+  for (const toolset of toolsets) {
+    if (!keep(toolset)) continue
+    for (const tool of toolset.tools) byName[tool.name] ??= tool
+  }
+  return byName
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
