@@ -1,6 +1,7 @@
 import type { ContainmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import type { Toolset } from "../tool/toolset.ts"
+import { McpToolset } from "../toolset/mcp/index.ts"
 import { table } from "./output.ts"
 
 /** One toolset as `dupin toolsets --json` and `/tools` show it. */
@@ -12,6 +13,8 @@ export type ToolsetStatusRow = {
   checked_at: string | null
   docs_url: string | null
   tools: string[]
+  /** MCP servers only: how dupin reaches it (stdio, streamable-http, sse). */
+  transport?: string
 }
 
 export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRow[] {
@@ -22,6 +25,7 @@ export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRo
     checked_at: t.checkedAt?.toISOString() ?? null,
     docs_url: t.docsUrl ?? null,
     tools: t.tools.map((tool) => tool.name),
+    ...(t instanceof McpToolset ? { transport: t.transport } : {}),
   }))
 }
 
@@ -31,7 +35,7 @@ export function toolsetStatusTable(rows: readonly ToolsetStatusRow[], containmen
     ["TOOLSET", "STATUS", "CHECKED", "ERROR"],
     rows.map((r) => [
       r.name,
-      r.status,
+      r.transport ? `${r.status} (mcp ${r.transport})` : r.status,
       r.checked_at ? r.checked_at.slice(11, 19) : "-",
       r.error ? `${r.error}${r.docs_url ? ` (see ${r.docs_url})` : ""}` : "",
     ]),
