@@ -3,6 +3,7 @@ import { errorMessage } from "../../errors.ts"
 import { toolExecutorFor } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
 import { containmentWire } from "../../tool/containment/report.ts"
+import { McpToolset } from "../../toolset/mcp/index.ts"
 import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
@@ -47,6 +48,8 @@ export function info(config: Config, readiness: Readiness): Record<string, unkno
       status: t.status,
       error: t.error ?? null,
       tools: t.tools.map((tool) => tool.name),
+      // MCP servers: how dupin reaches them (never the URL or headers: they can hold tokens).
+      ...(t instanceof McpToolset ? { transport: t.transport } : {}),
     }))
   } catch (error) {
     toolsets = [
