@@ -1,5 +1,6 @@
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ToolMessage } from "../llm/types.ts"
+import { countLines } from "./output-pager.ts"
 import type { OutputStore } from "./output-store.ts"
 import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
 import type { Truncation } from "./report.ts"
@@ -11,20 +12,16 @@ const NOTE_PREFIX = "[Output cut in line "
 export function pagingNote(toolCallId: string, full?: string): (kept: string) => string {
   let total: number | undefined
   return (kept) => {
-    const line = lineCount(kept)
+    // The line the kept text stops in, where reading on starts: after a kept text ending in a
+    // newline, that is the next line. The same counter as read_tool_output's, so both say one total.
+    const line = kept === "" || kept.endsWith("\n") ? countLines(kept) + 1 : countLines(kept)
     // Counted only when a cut happens: a pass over up to the spawn cap (10 MB).
-    if (full !== undefined) total ??= lineCount(full)
+    if (full !== undefined) total ??= countLines(full)
     return (
       `${NOTE_PREFIX}${line}${total === undefined ? "" : ` of ${total}`}. The full output stays available until this request ends: ` +
       `call ${READ_TOOL_OUTPUT} with tool_call_id "${toolCallId}" and start_line ${line} to read on, or with a pattern to search it.]`
     )
   }
-}
-
-function lineCount(text: string): number {
-  let lines = 1
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
-  return lines
 }
 
 export type CutMessage = { message: ToolMessage; truncation?: Truncation }
