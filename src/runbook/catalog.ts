@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { join, relative, resolve, sep } from "node:path"
+import { parse as parseYaml } from "yaml"
 import { ConfigError, errorMessage } from "../errors.ts"
 
 export type RunbookEntry = {
@@ -76,7 +77,7 @@ function fromCatalogJson(root: string, file: string): RunbookEntry[] {
     const path = inside(root, link)
     if (!path) throw new ConfigError(`${file}: catalog[${i}].link ${link} points outside ${root}.`, file)
     const text = readFileSync(path, "utf8")
-    const meta = frontMatter(text)
+    const meta = frontMatter(text, path)
     return [
       {
         id: relative(root, path).replace(/\.md$/, ""),
@@ -95,7 +96,7 @@ function fromMarkdownFiles(root: string): RunbookEntry[] {
   return files.flatMap((file) => {
     const path = inside(root, file)
     if (!path) return []
-    const meta = frontMatter(readFileSync(path, "utf8"))
+    const meta = frontMatter(readFileSync(path, "utf8"), path)
     return [
       { id: file.replace(/\.md$/, ""), title: meta.title ?? file, description: meta.description ?? "", path },
     ]
@@ -110,13 +111,31 @@ function inside(root: string, link: string): string | undefined {
   return real.startsWith(root + sep) ? real : undefined
 }
 
-function frontMatter(text: string): { title?: string; description?: string } {
+/**
+ * Title and description from the file's YAML front matter (`---` lines around it, at the very
+ * start), parsed with `yaml`: quoting, comments and folded or multi-line values as YAML has them.
+ * Without a title there, the first `# heading` is the title.
+ */
+function frontMatter(text: string, file: string): { title?: string; description?: string } {
   const out: { title?: string; description?: string } = {}
-  const fm = /^---\n([\s\S]*?)\n---/.exec(text)
-  for (const line of fm?.[1]?.split("\n") ?? []) {
-    const m = /^(title|description):\s*(.+)$/.exec(line.trim())
-    if (m) out[m[1] as "title" | "description"] = m[2]!.replace(/^["']|["']$/g, "")
+  const fm = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
+  if (fm) {
+    let meta: unknown
+    try {
+      meta = parseYaml(fm[1] ?? "")
+    } catch (error) {
+      throw new ConfigError(`${file}: the front matter is not valid YAML: ${errorMessage(error)}`, file)
+    }
+    if (meta !== null && typeof meta === "object" && !Array.isArray(meta)) {
+      const { title, description } = meta as Record<string, unknown>
+      if (isText(title)) out.title = String(title).trim()
+      if (isText(description)) out.description = String(description).trim()
+    }
   }
   out.title ??= /^#\s+(.+)$/m.exec(text)?.[1]?.trim()
   return out
+}
+
+function isText(value: unknown): value is string | number {
+  return typeof value === "string" || typeof value === "number"
 }

@@ -45,6 +45,35 @@ describe("runbook catalog", () => {
     expect(catalog.promptText()).toContain("- crashloop: CrashLoopBackOff — A pod keeps restarting")
   })
 
+  test("front matter is YAML: folded and multi-line values, quotes, comments (issue 12 item 15)", () => {
+    const root = folder({
+      "disk.md": [
+        "---",
+        "title: 'Disk: it''s full' # the usual one",
+        "description: >",
+        "  A node's root file system",
+        "  passes 90 %.",
+        "tags: [disk, node]",
+        "---",
+        "# Another heading",
+        "Steps...",
+      ].join("\n"),
+      "crlf.md": '---\r\ntitle: "CRLF"\r\n---\r\nbody',
+      "number.md": "---\ntitle: 404\n---\nbody",
+    })
+    const catalog = RunbookCatalog.load([root])
+    expect(catalog.entries.map((e) => [e.id, e.title, e.description])).toEqual([
+      ["crlf", "CRLF", ""],
+      ["disk", "Disk: it's full", "A node's root file system passes 90 %."],
+      ["number", "404", ""],
+    ])
+  })
+
+  test("front matter that is not YAML is a load error naming the file", () => {
+    const root = folder({ "bad.md": "---\ntitle: [unclosed\n---\nbody" })
+    expect(() => RunbookCatalog.load([root])).toThrow(/bad\.md: the front matter is not valid YAML/)
+  })
+
   test("a HolmesGPT catalog.json is used when present; a link outside the folder is refused", () => {
     const root = folder({
       "catalog.json": JSON.stringify({ catalog: [{ description: "Disk full on a node", link: "disk.md" }] }),
