@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_STEPS,
   type ImageLimits,
   imageLimits,
+  knownServerSecrets,
   type ServerSettings,
   serverSettings,
   toolLimits,
@@ -117,7 +118,7 @@ export class Config {
     this.followUpActions = init.followUpActions ?? DEFAULT_FOLLOW_UP_ACTIONS
     this.toolLimits = toolLimits(init.limits)
     this.imageLimits = imageLimits(init.limits)
-    this.server = serverSettings(init.server, env)
+    this.server = serverSettings(init.server, env, init.configFile)
     this.security = securitySettings(init.security, init.configFile)
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
@@ -203,7 +204,7 @@ export class Config {
 
   /** Secrets besides a model's own key that provider error texts must never carry back out. */
   #processSecrets(): string[] {
-    return [this.server.authToken, this.server.approvalSecret].filter((s): s is string => Boolean(s))
+    return knownServerSecrets(this.server)
   }
 }
 
@@ -227,8 +228,8 @@ function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
     ...(file.follow_up_actions ? { followUpActions: file.follow_up_actions } : {}),
     ...(file.limits ? { limits: file.limits } : {}),
     ...(file.security ? { security: file.security } : {}),
+    ...(file.server ? { server: file.server } : {}),
     configFile: resolve(path),
-    ...(file.server ? { server: expandServer(file.server, env, path) } : {}),
   }
   return { ...init, ...overrides, env }
 }
@@ -240,18 +241,4 @@ function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
  */
 function loadModelFactory(): typeof import("../llm/factory.ts") {
   return require("../llm/factory.ts")
-}
-
-function expandServer(
-  server: NonNullable<ConfigFile["server"]>,
-  env: Env,
-  path: string,
-): ConfigFile["server"] {
-  const expand = (v: string | null | undefined, key: string) =>
-    v ? expandEnv(v, env, `${path}: server.${key}`) : undefined
-  return {
-    ...server,
-    auth_token: expand(server.auth_token, "auth_token"),
-    approval_secret: expand(server.approval_secret, "approval_secret"),
-  }
 }

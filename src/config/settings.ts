@@ -1,6 +1,6 @@
 import { ConfigError } from "../errors.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
-import { type Env, parseNumber } from "./env.ts"
+import { type Env, expandEnv, parseNumber } from "./env.ts"
 import type { FollowUpAction } from "./schema.ts"
 
 export type ImageLimits = { maxImages: number; maxImageBytes: number }
@@ -8,8 +8,12 @@ export type ImageLimits = { maxImages: number; maxImageBytes: number }
 export type ServerSettings = {
   host: string
   port: number
-  authToken: string | undefined
-  approvalSecret: string | undefined
+  /**
+   * Read lazily: a `{{ env.X }}` whose X is unset throws a ConfigError naming the key and the
+   * variable only when the value is read (`serve`), never at load (CONTRACT §4).
+   */
+  readonly authToken: string | undefined
+  readonly approvalSecret: string | undefined
   /** Seconds a pending approval stays valid. */
   approvalTtl: number
   maxBodyBytes: number
@@ -90,15 +94,61 @@ type RawServer = {
   header_timeout?: number | undefined
 }
 
-/** Server settings: file values, then `SVC_*` variables on top (CONTRACT §3). */
-export function serverSettings(raw: RawServer = {}, env: Env): ServerSettings {
+/**
+ * Server settings: file values, then `SVC_*` variables on top (CONTRACT §3). `where` names the
+ * config file in messages. The secrets stay templates until read, so `ask`, `models` and the
+ * library load a config whose server secrets come from variables only the server's host sets.
+ */
+export function serverSettings(raw: RawServer = {}, env: Env, where?: string): ServerSettings {
+  const authToken = lazySecret(env.SVC_AUTH_TOKEN || raw.auth_token, env, keyName(where, "auth_token"))
+  const approvalSecret = lazySecret(
+    env.SVC_APPROVAL_SECRET || raw.approval_secret,
+    env,
+    keyName(where, "approval_secret"),
+  )
   return {
     host: env.SVC_HOST || raw.host || "127.0.0.1",
     port: parseNumber(env.SVC_PORT, "SVC_PORT", { min: 0, max: 65535, integer: true }) ?? raw.port ?? 5050,
-    authToken: env.SVC_AUTH_TOKEN || raw.auth_token || undefined,
-    approvalSecret: env.SVC_APPROVAL_SECRET || raw.approval_secret || undefined,
+    get authToken() {
+      return authToken()
+    },
+    get approvalSecret() {
+      return approvalSecret()
+    },
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
     headerTimeout: raw.header_timeout ?? 10,
   }
+}
+
+/** Reads both server secrets, so an unset `{{ env.X }}` fails where the server starts (ConfigError). */
+export function requireServerSecrets(settings: ServerSettings): void {
+  void settings.authToken
+  void settings.approvalSecret
+}
+
+/**
+ * The server secrets whose variables are set, for redaction: a secret that cannot be expanded has
+ * no value to leak, and reading it must not fail a command that never serves.
+ */
+export function knownServerSecrets(settings: ServerSettings): string[] {
+  const known: string[] = []
+  for (const read of [() => settings.authToken, () => settings.approvalSecret]) {
+    try {
+      const value = read()
+      if (value) known.push(value)
+    } catch {
+      // An unset variable: `serve` reports it when it reads the value.
+    }
+  }
+  return known
+}
+
+function keyName(file: string | undefined, key: string): string {
+  return file ? `${file}: server.${key}` : `server.${key}`
+}
+
+/** A value with `{{ env.X }}` expanded on each read (errors name `where` and X). */
+function lazySecret(raw: string | null | undefined, env: Env, where: string): () => string | undefined {
+  return () => (raw ? expandEnv(raw, env, where) || undefined : undefined)
 }

@@ -1,11 +1,14 @@
-import { flag, intOption, noPositionals, type ParsedArgs, stringOption, UsageError } from "../cli/args.ts"
+import { flag, intOption, noPositionals, type ParsedArgs, stringOption } from "../cli/args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli/cli-config.ts"
 import { EXIT } from "../cli/exit.ts"
+import { writeStderr } from "../cli/output.ts"
+import { requireServerSecrets } from "../config/settings.ts"
 import { errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
-import { startServer } from "./index.ts"
+import { type RunningServer, startServer } from "./index.ts"
+import { PortInUseError } from "./server.ts"
 
 /**
  * `dupin serve`: the HTTP face's own command. It lives with the server so that `cli/` never imports
@@ -17,15 +20,25 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "serve")
   applyLogLevel("INFO")
   const config = loadCliConfig({ configPath: stringOption(args, "config") })
+  // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
+  // with one line naming the key and X (exit 2), and never `ask` or `models`.
+  requireServerSecrets(config.server)
   const host = stringOption(args, "host")
   const port = intOption(args, "port", 0, 65535)
-  const server = listen(() =>
-    startServer(config, {
+  let server: RunningServer
+  try {
+    server = startServer(config, {
       ...(host !== undefined ? { host } : {}),
       ...(port !== undefined ? { port } : {}),
       insecure: flag(args, "insecure"),
-    }),
-  )
+    })
+  } catch (error) {
+    // A port in use is a runtime failure (CONTRACT §2: exit 1), told in one line that names the
+    // port and what to do; it is neither a config error nor an unexpected one.
+    if (!(error instanceof PortInUseError)) throw error
+    writeStderr(`dupin: ${error.message}\n`)
+    return EXIT.runtime
+  }
 
   logContainment()
 
@@ -64,19 +77,4 @@ function logContainment(): void {
   if (info.refusal) log.error(info.refusal, fields)
   else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
   else log.info(containmentLine(info), fields)
-}
-
-/** Turns "address in use" into a line that says which setting to change. */
-function listen<T>(start: () => T): T {
-  try {
-    return start()
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code
-    if (code === "EADDRINUSE") {
-      throw new UsageError(
-        `the address is already in use (${errorMessage(error)}): pass --port or set SVC_PORT`,
-      )
-    }
-    throw error
-  }
 }

@@ -41,8 +41,11 @@ for (const headerTimeout of [10, 0]) {
     if (exited === "running") second.kill("SIGKILL")
     const stderr = await new Response(second.stderr).text()
     expect(exited).toBe(1)
-    expect(stderr).toContain(`port ${port}`)
-    expect(stderr).toContain("already in use")
+    // One clean line (CONTRACT §2): the port and what to do, not an "unexpected error".
+    expect(stderr.trimEnd().split("\n").at(-1)).toBe(
+      `dupin: port ${port} on 127.0.0.1 is already in use: stop the other server, or pass --port or set SVC_PORT`,
+    )
+    expect(stderr).not.toContain("unexpected")
     // The first server still owns the port.
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200)
   }, 30_000)
