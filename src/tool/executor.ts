@@ -35,6 +35,8 @@ export class ToolExecutor {
   #schemas: ToolSchema[] | undefined
   #byName: Record<string, Tool> | undefined
   #listed: Record<string, Tool> | undefined
+  /** The toolsets' revisions the caches were built from (`Toolset.replaceTools`). */
+  #revision = 0
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
   /** The engine's executor this run view was made from (`forRun`); answers until `add`. */
@@ -122,6 +124,7 @@ export class ToolExecutor {
    */
   get toolsByName(): Record<string, Tool> {
     if (this.#shared) return this.#shared.toolsByName
+    this.#dropStaleCaches()
     if (this.#listed) return this.#listed
     const listed = toolsOf(this.toolsets, (t) => t.enabled && t.status !== "failed")
     if (this.toolsets.every((t) => t.checkedAt)) this.#listed = listed
@@ -131,6 +134,7 @@ export class ToolExecutor {
   /** Tools the model is offered and may call: those of toolsets that passed their checks. */
   get offeredTools(): Record<string, Tool> {
     if (this.#shared) return this.#shared.offeredTools
+    this.#dropStaleCaches()
     if (this.#byName) return this.#byName
     const byName = toolsOf(this.toolsets, (t) => t.status === "enabled")
     // Only cache once every toolset has been checked; before that the set is incomplete.
@@ -141,10 +145,22 @@ export class ToolExecutor {
   /** Tool schemas for the provider. Cached: the same array every step keeps token counts cached too. */
   schemas(): ToolSchema[] {
     if (this.#shared) return this.#shared.schemas()
+    this.#dropStaleCaches()
     if (this.#schemas) return this.#schemas
     const schemas = Object.values(this.offeredTools).map((t) => t.toSchema())
     if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas
     return schemas
+  }
+
+  /** Tools that arrive or change after the checks (an MCP server's tool list) drop the caches. */
+  #dropStaleCaches(): void {
+    let revision = 0
+    for (const toolset of this.toolsets) revision += toolset.revision
+    if (revision === this.#revision) return
+    this.#revision = revision
+    this.#schemas = undefined
+    this.#byName = undefined
+    this.#listed = undefined
   }
 
   /** Parses and validates a model's tool call. Never throws. */
@@ -225,10 +241,16 @@ export class ToolExecutor {
     return scrub(await prepared.tool.run(prepared.params, context))
   }
 
+  /**
+   * The call's description for events, `tool_calls` and progress lines: the tool's one-liner, cut
+   * to its first line (with an ellipsis) if a tool returns more, so it is never a multi-line string.
+   */
   describe(prepared: PreparedCall): string {
-    return prepared.tool
+    const text = prepared.tool
       ? prepared.tool.getParameterizedOneLiner(prepared.params)
       : prepared.call.function.name
+    const lines = text.trim().split(/\r?\n|\r/)
+    return lines.length > 1 ? `${lines[0]?.trim() ?? ""} …` : text
   }
 }
 

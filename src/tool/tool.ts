@@ -93,10 +93,7 @@ export abstract class Tool {
 
   /** A one-line, human-readable form of a call, shown in events and approval prompts. */
   getParameterizedOneLiner(params: Record<string, unknown>): string {
-    const args = Object.entries(params)
-      .filter(([, v]) => v !== null && v !== undefined && v !== "")
-      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-    return `${this.name}(${args.join(", ")})`
+    return `${this.name}(${paramsInOneLine(params)})`
   }
 
   /**
@@ -182,4 +179,15 @@ export abstract class Tool {
       if (onAbort) signal.removeEventListener("abort", onAbort)
     }
   }
+}
+
+/**
+ * A call's values as `key=value, ...` on one line: strings as they are unless they hold a line
+ * break (then JSON-quoted, so `\n` shows as such), other values as JSON. Empty values are left out.
+ */
+export function paramsInOneLine(params: Record<string, unknown>): string {
+  return Object.entries(params)
+    .filter(([, v]) => v !== null && v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${typeof v === "string" && !/[\r\n]/.test(v) ? v : JSON.stringify(v)}`)
+    .join(", ")
 }

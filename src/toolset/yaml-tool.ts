@@ -2,7 +2,7 @@ import type { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { runProcess } from "../tool/spawn.ts"
 import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
-import { Tool, type ToolContext } from "../tool/tool.ts"
+import { paramsInOneLine, Tool, type ToolContext } from "../tool/tool.ts"
 import { type Verdict, worst } from "./bash/verdict.ts"
 import { type ProgramKind, programTextVerdict } from "./program-text.ts"
 import { shellArgv } from "./shell.ts"
@@ -65,12 +65,26 @@ export class YamlTool extends Tool {
     )
   }
 
-  /** The command with the values written in (for humans; what runs passes them as data). */
+  /**
+   * The spec's "human-readable description of the call", on one line: the command with the values
+   * written in (for humans; what runs passes them as data) when that is one line. A multi-line
+   * script is described by the tool's description (its first line) and the call's values: the
+   * script's first line (`set -e`, a comment, `if ...; then`) rarely says what the call does.
+   */
   override getParameterizedOneLiner(params: Record<string, unknown>): string {
+    const command = this.#display(params)
+    if (command !== undefined && !/[\r\n]/.test(command)) return command
+    const what = firstLine(this.description) || this.name
+    const values = paramsInOneLine(params)
+    return values ? `${what} (${values})` : what
+  }
+
+  /** The command with the values written in, or undefined when the values do not render. */
+  #display(params: Record<string, unknown>): string | undefined {
     try {
       return this.#render(params).display.trim()
     } catch {
-      return super.getParameterizedOneLiner(params)
+      return undefined
     }
   }
 
@@ -86,7 +100,7 @@ export class YamlTool extends Tool {
         status: ToolResultStatus.APPROVAL_REQUIRED,
         error: `Needs approval: ${verdict.reason}.`,
         params,
-        invocation: this.getParameterizedOneLiner(params),
+        invocation: this.#display(params) ?? this.getParameterizedOneLiner(params),
       })
     }
     let rendered: ReturnType<YamlTool["render"]>
@@ -146,4 +160,11 @@ export class YamlTool extends Tool {
       config: this.#config,
     })
   }
+}
+
+/** The first non-empty line of a text, trimmed, with an ellipsis when more lines follow. */
+function firstLine(text: string): string {
+  const lines = text.trim().split(/\r?\n|\r/)
+  const first = lines[0]?.trim() ?? ""
+  return lines.length > 1 ? `${first} …` : first
 }
