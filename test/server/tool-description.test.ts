@@ -83,3 +83,18 @@ test("tool_calling_result events and pending approvals carry one-line descriptio
   // A value with a line break is shown escaped, never as a second line.
   expect(pending?.description).toBe('Restart a systemd unit (unit="nginx\\nmalicious")')
 })
+
+test("any tool's multi-line one-liner is cut to its first line (run_bash_command with a two-line command)", async () => {
+  h = await startHarness({ init: { toolsets: { bash: { enabled: true } } } })
+  h.fake.script(
+    {
+      content: null,
+      toolCalls: [{ id: "b1", name: "run_bash_command", arguments: { command: "echo one\necho two" } }],
+    },
+    { content: "Done." },
+  )
+  const res = await h.post({ ask: "Run it" })
+  expect(res.status).toBe(200)
+  const body = (await res.json()) as { tool_calls: Array<{ tool_name: string; description: string }> }
+  expect(body.tool_calls.map((c) => c.description)).toEqual(["echo one …"])
+})
