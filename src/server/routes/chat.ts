@@ -47,7 +47,11 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
     deps.metrics.activeStreams.add(1)
     const { promise: closed, resolve } = Promise.withResolvers<void>()
     deps.runs.track(abort, closed)
-    const events = plan.llm.callStream(plan.messages, { ...plan.run, signal: abort.signal })
+    const events = plan.llm.callStream(plan.messages, {
+      ...plan.run,
+      signal: abort.signal,
+      ...(plan.streamText ? { streamText: true } : {}),
+    })
     return sseResponse(observed(events, observe), {
       abort,
       pingIntervalMs: deps.pingIntervalMs,
