@@ -38,6 +38,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly temperature: number | undefined
   private readonly maxRetries: number
   private readonly retryBaseDelayMs: number
+  /** Per attempt; for a streamed call, also the longest silence between two chunks. */
+  private readonly timeoutMs: number
   /** Found and redacted verbatim in provider error texts (classify-error.ts). */
   private readonly secrets: readonly string[]
 
@@ -48,10 +50,11 @@ export class OpenAIChatModel implements ChatModel {
     this.temperature = options.temperature
     this.maxRetries = Math.max(0, options.maxRetries ?? 3)
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500
+    this.timeoutMs = options.timeoutMs ?? 600_000
     this.secrets = [options.apiKey, ...(options.secrets ?? [])]
     const common = {
       apiKey: options.apiKey,
-      timeout: options.timeoutMs ?? 600_000,
+      timeout: this.timeoutMs,
       maxRetries: 0,
       // Explicit nulls stop the SDK from reading OPENAI_ORG_ID / OPENAI_PROJECT_ID itself.
       organization: null,
@@ -124,17 +127,32 @@ export class OpenAIChatModel implements ChatModel {
     onText: TextListener,
     progress: { wrote: boolean },
   ): Promise<Completion> {
-    const stream = await this.client.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      { signal },
-    )
+    // The SDK's timeout ends when the headers arrive; a provider that stalls mid-stream is cut here.
+    const stalled = new AbortController()
+    const timer = setTimeout(() => stalled.abort(), this.timeoutMs)
+    const both = signal ? AbortSignal.any([signal, stalled.signal]) : stalled.signal
     const assembler = new CompletionAssembler()
-    for await (const chunk of stream) {
-      const text = assembler.push(chunk)
-      if (text === undefined) continue
-      progress.wrote = true
-      onText(text)
+    try {
+      const stream = await this.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: both },
+      )
+      for await (const chunk of stream) {
+        timer.refresh()
+        const text = assembler.push(chunk)
+        if (text === undefined) continue
+        progress.wrote = true
+        onText(text)
+      }
+    } catch (error) {
+      if (stalled.signal.aborted && !signal?.aborted) throw new OpenAI.APIConnectionTimeoutError()
+      throw error
+    } finally {
+      clearTimeout(timer)
     }
+    // The SDK ends an aborted stream quietly, as if the reply were complete.
+    if (signal?.aborted) throw new AbortError()
+    if (stalled.signal.aborted) throw new OpenAI.APIConnectionTimeoutError()
     return assembler.finish(this.info.id)
   }
 }
