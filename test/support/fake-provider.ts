@@ -43,6 +43,15 @@ export type FakeStep = {
   hang?: boolean
   /** Starts the response, then drops the connection mid-body. */
   reset?: boolean
+  /**
+   * A streamed request (`stream: true`) gets the content in these pieces, one SSE chunk each.
+   * Default: the content split after each space. Ignored for non-streamed requests.
+   */
+  chunks?: string[]
+  /** Pause before each streamed content chunk (a model writing slowly). */
+  chunkDelayMs?: number
+  /** Streams this many content chunks, then holds the connection until the client aborts. */
+  hangAfterChunks?: number
 }
 
 export type FakeStepInput = FakeStep | ((request: RecordedRequest) => FakeStep | Promise<FakeStep>)
@@ -98,6 +107,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       )
     }
     completionCounter++
+    if (request.body?.stream === true) {
+      const body = completionBody(step, request, completionCounter, () => `call_${++callCounter}`)
+      return streamedResponse(step, body, request, AbortSignal.any([signal, stopped.signal]))
+    }
     return raw(
       status,
       completionBody(step, request, completionCounter, () => `call_${++callCounter}`),
@@ -130,14 +143,6 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
           })
         }
         if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) {
-          if (recorded.body?.stream === true) {
-            return json(400, {
-              error: {
-                message: "fake provider: stream: true is not supported",
-                type: "invalid_request_error",
-              },
-            })
-          }
           return await handleCompletion(recorded, req.signal)
         }
         return json(404, {
@@ -202,6 +207,81 @@ function completionBody(
     }
   }
   return body
+}
+
+/**
+ * The completion as OpenAI streams it: SSE `data:` chunks with deltas (role, reasoning, content
+ * pieces, each tool call's name then its arguments in two halves), the finish reason, the usage
+ * in a last chunk without choices when `stream_options.include_usage` asked for it, `[DONE]`.
+ */
+function streamedResponse(
+  step: FakeStep,
+  completion: Record<string, unknown>,
+  request: RecordedRequest,
+  signal: AbortSignal,
+): Response {
+  const choice = (completion.choices as Record<string, unknown>[])[0] ?? {}
+  const message = choice.message as Record<string, unknown>
+  const content = typeof message.content === "string" ? message.content : ""
+  const pieces = step.chunks ?? (content ? content.split(/(?<= )/) : [])
+  const calls = (message.tool_calls ?? []) as { id: string; function: { name: string; arguments: string } }[]
+  const base = {
+    id: completion.id,
+    object: "chat.completion.chunk",
+    created: completion.created,
+    model: completion.model,
+  }
+  const chunk = (delta: Record<string, unknown>, finish: unknown = null) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+  const options = request.body?.stream_options as { include_usage?: unknown } | undefined
+  const encoder = new TextEncoder()
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (text: string) => controller.enqueue(encoder.encode(text))
+      try {
+        send(chunk({ role: "assistant", content: "" }))
+        if (typeof message.reasoning_content === "string")
+          send(chunk({ reasoning_content: message.reasoning_content }))
+        for (const [n, piece] of pieces.entries()) {
+          if (step.hangAfterChunks !== undefined && n >= step.hangAfterChunks) {
+            await sleep(Number.POSITIVE_INFINITY, signal)
+            controller.close()
+            return
+          }
+          if (step.chunkDelayMs) await sleep(step.chunkDelayMs, signal)
+          if (signal.aborted) return controller.close()
+          send(chunk({ content: piece }))
+        }
+        for (const [index, call] of calls.entries()) {
+          const half = Math.floor(call.function.arguments.length / 2)
+          send(
+            chunk({
+              tool_calls: [
+                {
+                  index,
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.function.name, arguments: call.function.arguments.slice(0, half) },
+                },
+              ],
+            }),
+          )
+          send(
+            chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(half) } }] }),
+          )
+        }
+        send(chunk({}, choice.finish_reason))
+        if (options?.include_usage === true && completion.usage !== undefined) {
+          send(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`)
+        }
+        send("data: [DONE]\n\n")
+        controller.close()
+      } catch {
+        // The client went away mid-stream.
+      }
+    },
+  })
+  return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } })
 }
 
 function parseObject(text: string): Record<string, unknown> | null {
