@@ -37,8 +37,6 @@ export class ToolExecutor {
   #listed: Record<string, Tool> | undefined
   /** The toolsets' revisions the caches were built from (`Toolset.replaceTools`). */
   #revision = 0
-  /** The toolsets' revisions the caches were built from (`Toolset.replaceTools`). */
-  #revision = 0
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
   /** The engine's executor this run view was made from (`forRun`); answers until `add`. */
@@ -127,7 +125,6 @@ export class ToolExecutor {
   get toolsByName(): Record<string, Tool> {
     if (this.#shared) return this.#shared.toolsByName
     this.#dropStaleCaches()
-    this.#dropStaleCaches()
     if (this.#listed) return this.#listed
     const listed = toolsOf(this.toolsets, (t) => t.enabled && t.status !== "failed")
     if (this.toolsets.every((t) => t.checkedAt)) this.#listed = listed
@@ -137,7 +134,6 @@ export class ToolExecutor {
   /** Tools the model is offered and may call: those of toolsets that passed their checks. */
   get offeredTools(): Record<string, Tool> {
     if (this.#shared) return this.#shared.offeredTools
-    this.#dropStaleCaches()
     this.#dropStaleCaches()
     if (this.#byName) return this.#byName
     const byName = toolsOf(this.toolsets, (t) => t.status === "enabled")
@@ -150,22 +146,10 @@ export class ToolExecutor {
   schemas(): ToolSchema[] {
     if (this.#shared) return this.#shared.schemas()
     this.#dropStaleCaches()
-    this.#dropStaleCaches()
     if (this.#schemas) return this.#schemas
     const schemas = Object.values(this.offeredTools).map((t) => t.toSchema())
     if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas
     return schemas
-  }
-
-  /** Tools that arrive or change after the checks (an MCP server's tool list) drop the caches. */
-  #dropStaleCaches(): void {
-    let revision = 0
-    for (const toolset of this.toolsets) revision += toolset.revision
-    if (revision === this.#revision) return
-    this.#revision = revision
-    this.#schemas = undefined
-    this.#byName = undefined
-    this.#listed = undefined
   }
 
   /** Tools that arrive or change after the checks (an MCP server's tool list) drop the caches. */
