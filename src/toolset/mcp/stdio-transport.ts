@@ -54,25 +54,23 @@ export class BunStdioTransport implements Transport {
     if (containment.info.refusal) throw new Error(containment.info.refusal)
     const sandbox = openSandbox(containment, { env: this.options.env, cwd: undefined })
     this.#sandbox = sandbox
-    let argv: string[]
+    let proc: Subprocess<"pipe", "pipe", "pipe">
     try {
-      argv = sandbox.wrap([this.options.command, ...this.options.args])
+      proc = Bun.spawn(sandbox.wrap([this.options.command, ...this.options.args]), {
+        env: sandbox.env,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: true,
+      })
     } catch (error) {
       sandbox.cleanup()
       const code = (error as { code?: string }).code
-      throw new Error(
-        code === "EACCES"
-          ? `${this.options.command}: permission denied`
-          : `${this.options.command}: command not found`,
-      )
+      const command = this.options.command
+      if (code === "EACCES") throw new Error(`${command}: permission denied`)
+      if (code === "ENOENT") throw new Error(`${command}: command not found`)
+      throw error
     }
-    const proc = Bun.spawn(argv, {
-      env: sandbox.env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    })
     this.#proc = proc
     trackChild(proc.pid)
     void this.#read(proc.stdout)
