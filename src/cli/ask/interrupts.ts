@@ -49,7 +49,11 @@ export class Interrupts {
     this.#run = undefined
   }
 
-  press(): void {
+  /**
+   * One Ctrl+C: a SIGINT in cooked mode, or the line editor's Ctrl+C (`fromEditor`), which has
+   * already moved below its line and draws the prompt again itself.
+   */
+  press(fromEditor = false): void {
     const now = this.#now()
     const double = now - this.#lastPress < DOUBLE_PRESS_MS
     this.#lastPress = now
@@ -64,6 +68,10 @@ export class Interrupts {
       this.#options.write("\n^C stopping… (press Ctrl+C again to exit)\n")
       return
     }
-    this.#options.write("\n(press Ctrl+C again to exit, or type /exit)\n> ")
+    this.#options.write(
+      fromEditor
+        ? "(press Ctrl+C again to exit, or type exit)\n"
+        : "\n(press Ctrl+C again to exit, or type exit)\n> ",
+    )
   }
 }

@@ -1,11 +1,26 @@
 import { createInterface } from "node:readline"
 
+export type ReadOptions = {
+  /** Drop lines typed before the prompt appeared (an approval answers the question on screen). */
+  fresh?: boolean
+  /** Resolves null when it aborts (Ctrl+C during a run's question). */
+  signal?: AbortSignal | undefined
+  /** Up/Down and Ctrl+R browse the question history, and the line is added to it. */
+  history?: boolean
+}
+
+/** Reads one line after a prompt; null at end of input or when the read's signal aborts. */
+export type LineReader = {
+  read(prompt: string, options?: ReadOptions): Promise<string | null>
+}
+
 /**
- * Reads lines typed on the terminal. The terminal stays in cooked mode (readline's `terminal:
+ * Reads lines without an editor: a terminal that cannot take escape sequences (`TERM=dumb`).
+ * The terminal stays in cooked mode (readline's `terminal:
  * false`): the kernel does line editing, Ctrl+D is end of input and Ctrl+C stays a real SIGINT
  * even while a run is going, which raw mode would swallow.
  */
-export class LineReader {
+export class PlainLineReader implements LineReader {
   readonly #write: (text: string) => void
   readonly #queued: string[] = []
   #waiting: ((line: string | null) => void) | undefined
@@ -33,10 +48,7 @@ export class LineReader {
    * aborts (Ctrl+C while a question waits). `fresh` drops lines typed before the prompt appeared:
    * an approval must be answered to the question on screen, not by text typed during the run.
    */
-  read(
-    prompt: string,
-    options: { fresh?: boolean; signal?: AbortSignal | undefined } = {},
-  ): Promise<string | null> {
+  read(prompt: string, options: ReadOptions = {}): Promise<string | null> {
     if (options.fresh) this.#queued.length = 0
     this.#write(prompt)
     const queued = this.#queued.shift()

@@ -9,6 +9,7 @@ import type { Config } from "../../config/config.ts"
 import type { ChatMessage } from "../../llm/types.ts"
 import { runbookCatalogFor } from "../../runtime/runtime.ts"
 import type { Progress } from "./progress.ts"
+import type { ToolOutputs } from "./tool-outputs.ts"
 
 export type SessionInit = {
   config: Config
@@ -17,6 +18,8 @@ export type SessionInit = {
   approval: ApprovalCallback
   /** Context attached to every conversation's opening question (again after `/clear`). */
   attachments?: Attachments
+  /** Keeps each tool's full output for `/show` and `/last`. */
+  outputs?: ToolOutputs
 }
 
 export type Attachments = {
@@ -34,17 +37,28 @@ export type Attachments = {
 export class AskSession {
   readonly #init: SessionInit
   readonly #sections: ReadonlySet<PromptSection>
+  #llm: ToolCallingLLM
   #history: ChatMessage[] | undefined
   #metadata: Metadata | undefined
 
   constructor(init: SessionInit) {
     this.#init = init
+    this.#llm = init.llm
     this.#sections = resolveSections(init.config.enabledPrompts)
   }
 
   /** The metadata of the last answer (`/context`). */
   get metadata(): Metadata | undefined {
     return this.#metadata
+  }
+
+  get llm(): ToolCallingLLM {
+    return this.#llm
+  }
+
+  /** `/model`: later questions go to `llm`; the conversation so far is kept. */
+  useLlm(llm: ToolCallingLLM): void {
+    this.#llm = llm
   }
 
   /** Starts over (`/clear`): the next question opens a new conversation. */
@@ -55,7 +69,8 @@ export class AskSession {
 
   /** Runs one question to its answer; the body is what `POST /api/chat` returns (`ask --json`). */
   async ask(question: string, signal: AbortSignal): Promise<ChatResponseBody> {
-    const { config, llm, progress } = this.#init
+    const { config, progress, outputs } = this.#init
+    const llm = this.#llm
     const first = this.#history === undefined
     const messages = first
       ? await this.#opening(question)
@@ -69,7 +84,10 @@ export class AskSession {
         followUpActions: first ? [...config.followUpActions] : [],
         onToolCall: (call) => progress.onToolCall(call),
       },
-      (event) => progress.onEvent(event),
+      (event) => {
+        outputs?.record(event)
+        progress.onEvent(event)
+      },
     )
     // The same mapping as the HTTP API, so `ask --json` prints exactly its body.
     const body = chatResponseBody(outcome)
@@ -79,7 +97,8 @@ export class AskSession {
   }
 
   #opening(question: string): Promise<ChatMessage[]> {
-    const { config, llm, attachments } = this.#init
+    const { config, attachments } = this.#init
+    const llm = this.#llm
     return buildInitialAskMessages({
       initialUserPrompt: question,
       filePaths: [...(attachments?.filePaths ?? [])],
@@ -93,7 +112,8 @@ export class AskSession {
   }
 
   #followUp(text: string): ChatMessage {
-    const { config, llm } = this.#init
+    const { config } = this.#init
+    const llm = this.#llm
     return buildUserMessage(
       { initialUserPrompt: text, runbooks: runbookCatalogFor(config), toolExecutor: llm.toolExecutor },
       this.#sections,

@@ -1,17 +1,22 @@
 import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
-import { AbortError, ModelError } from "../../errors.ts"
+import type { Config } from "../../config/config.ts"
+import { processEnv } from "../../config/env.ts"
+import { AbortError, errorMessage, ModelError } from "../../errors.ts"
 import { TokenCounter } from "../../llm/tokens.ts"
 import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
+import { banner, unavailableNotice } from "../ask/banner.ts"
 import { Interrupts } from "../ask/interrupts.ts"
-import { LineReader } from "../ask/line-reader.ts"
 import { askOptions } from "../ask/options.ts"
+import { page } from "../ask/pager.ts"
 import { Progress } from "../ask/progress.ts"
-import { followUpLoop } from "../ask/repl.ts"
+import { completeCommand, followUpLoop } from "../ask/repl.ts"
 import { AskSession } from "../ask/session.ts"
 import { readPipedStdin } from "../ask/stdin.ts"
+import { terminalReader } from "../ask/terminal-reader.ts"
+import { ToolOutputs } from "../ask/tool-outputs.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
 import { describeFailure, EXIT } from "../exit.ts"
 import { writeStderr, writeStdout } from "../output.ts"
@@ -43,12 +48,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // stdin is read or a question is sent.
   const model = config.createModel()
   const executor = toolExecutorFor(config)
-  const llm = new ToolCallingLLM({
-    model,
-    toolExecutor: executor,
-    maxSteps: config.maxSteps,
-    context: config.context,
-  })
+  const llm = engineFor(config, model)
   // Both are needed before the first question goes out. The prerequisite checks mostly wait on
   // subprocesses while the tokenizer parses its ranks on the CPU, so started together they
   // overlap; each is cached and awaited again where it is used.
@@ -62,7 +62,16 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   })
   interrupts.install()
   const stdin = terminal ? undefined : await readPipedStdin()
-  const reader = terminal ? new LineReader(process.stdin, writeStderr) : undefined
+  const env = processEnv()
+  const reader = terminal
+    ? terminalReader({
+        env,
+        write: writeStderr,
+        complete: completeCommand,
+        onInterrupt: () => interrupts.press(true),
+      })
+    : undefined
+  const outputs = new ToolOutputs()
   const progress = new Progress({ write: writeStderr })
   const approval = options.yes
     ? approveAll
@@ -75,6 +84,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     progress,
     approval,
     attachments: { filePaths: options.files, files: stdin ? [stdin] : [] },
+    outputs,
   })
   const run = async (question: string) => {
     const controller = interrupts.begin()
@@ -92,7 +102,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   }
 
   // Interactive: a failed or interrupted question returns to the prompt instead of ending the session.
+  await executor.ensureReady().catch(() => undefined)
+  writeStderr(banner(model, executor.toolsets))
   const turn = async (question: string) => {
+    const notice = unavailableNotice(question, executor.toolsets)
+    if (notice) writeStderr(dim(notice))
     try {
       await writeStdout((await run(question)).analysis ?? "")
     } catch (error) {
@@ -102,6 +116,47 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     }
   }
   if (options.question !== undefined) await turn(options.question)
-  await followUpLoop({ reader, session, executor, write: writeStderr, turn })
+  const switchModel = (name: string | undefined): string => {
+    const current = session.llm.model.name
+    if (name === undefined) {
+      return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}.`
+    }
+    try {
+      const next = config.createModel(name)
+      session.useLlm(engineFor(config, next))
+      TokenCounter.forModel(next.info.id).catch(() => undefined)
+      return `Model: ${next.name} (${next.info.contextWindow.toLocaleString("en-US")}-token context); the conversation goes on with it.`
+    } catch (error) {
+      return errorMessage(error)
+    }
+  }
+  try {
+    await followUpLoop({
+      reader,
+      session,
+      executor,
+      outputs,
+      write: writeStderr,
+      turn,
+      switchModel,
+      page: (text) => page(text, { env, terminal: process.stdout.isTTY === true, write: writeStdout }),
+    })
+  } finally {
+    await outputs.dispose()
+  }
   return EXIT.ok
+}
+
+function engineFor(config: Config, model: ReturnType<Config["createModel"]>): ToolCallingLLM {
+  return new ToolCallingLLM({
+    model,
+    toolExecutor: toolExecutorFor(config),
+    maxSteps: config.maxSteps,
+    context: config.context,
+  })
+}
+
+/** A side remark: dim on a colour terminal (NO_COLOR turns it off). */
+function dim(text: string): string {
+  return processEnv().NO_COLOR ? text : `\x1b[2m${text.replace(/\n$/, "")}\x1b[22m\n`
 }
