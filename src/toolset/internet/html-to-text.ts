@@ -3,9 +3,12 @@
  * lists as `- `, `pre` as fenced code, scripts/styles dropped, whitespace collapsed. Parsed by
  * Bun's HTMLRewriter (lol-html, a streaming tokenizer in native code): linear in the page, fed in
  * small chunks so the event loop runs between them and an abort (the tool timeout) stops it. A
- * regex tokenizer was quadratic on `<a` + 300,000 letters and froze the server for 54 s. Not a
- * browser: good enough to read docs, status pages and error pages.
+ * regex tokenizer was quadratic on `<a` + 300,000 letters and froze the server for 54 s. Entities
+ * (every named and numeric one, HTML5's rules for a missing `;`) are decoded by `entities`, in text
+ * and attributes alike. Not a browser: good enough to read docs, status pages and error pages.
  */
+import { decodeHTML, decodeHTMLAttribute } from "entities"
+
 const SKIP_CONTENT = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas"])
 const BLOCK = new Set([
   "p",
@@ -32,36 +35,16 @@ const BLOCK = new Set([
   "summary",
   "address",
 ])
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  mdash: "—",
-  ndash: "–",
-  hellip: "…",
-  copy: "©",
-  reg: "®",
-  trade: "™",
-  laquo: "«",
-  raquo: "»",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  middot: "·",
-  bull: "•",
-}
-
 /** Bytes handed to the tokenizer at a time; the event loop runs between two chunks. */
 const CHUNK_BYTES = 16_384
 const MAX_TITLE_CHARS = 500
 /** Text of one node buffered at most before it is decoded in part. */
 const FLUSH_CHARS = 32_768
-/** `&#x10ffff;` and the longest named entity decoded here fit in this. */
-const MAX_ENTITY_CHARS = 11
+/**
+ * An entity possibly cut at the end of a piece is looked for this far back: the longest named one
+ * (`&CounterClockwiseContourIntegral;`, 33) and a numeric one with some leading zeros fit.
+ */
+const MAX_ENTITY_CHARS = 48
 
 export type HtmlToTextOptions = {
   baseUrl?: string
@@ -154,7 +137,7 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
           emit(" | ")
         } else if (name === "img") {
           const alt = el.getAttribute("alt")
-          if (alt) emit(`[image: ${collapse(decodeEntities(alt))}]`)
+          if (alt) emit(`[image: ${collapse(decodeHTMLAttribute(alt))}]`)
         } else if (BLOCK.has(name)) {
           emit("\n\n")
           end(() => emit("\n\n"))
@@ -185,7 +168,7 @@ export async function htmlToText(html: string, options: HtmlToTextOptions = {}):
       },
     })
   await rewriter.transform(new Response(chunked(html, options.signal, () => size > limit))).arrayBuffer()
-  const heading = collapse(decodeEntities(title)).trim()
+  const heading = collapse(decodeHTML(title)).trim()
   return tidy(`${heading ? `Title: ${heading}\n\n` : ""}${out.join("")}`)
 }
 
@@ -220,15 +203,15 @@ function chunked(
 
 /** Text of one node as it goes out: entities decoded, whitespace collapsed outside `pre`. */
 function textOf(raw: string, preformatted: boolean, previous: string | undefined): string {
-  if (preformatted) return decodeEntities(raw)
-  const text = collapse(decodeEntities(raw))
+  if (preformatted) return decodeHTML(raw)
+  const text = collapse(decodeHTML(raw))
   // A space at the start of a line is markup indentation, not content.
   const atLineStart = previous === undefined || previous.endsWith("\n")
   return atLineStart ? text.trimStart() : text
 }
 
 function linkTarget(raw: string | null, baseUrl: string | undefined): string | undefined {
-  const href = raw === null ? undefined : decodeEntities(raw).trim()
+  const href = raw === null ? undefined : decodeHTMLAttribute(raw).trim()
   if (!href || href.startsWith("#") || /^(javascript|data|vbscript):/i.test(href)) return undefined
   try {
     return baseUrl ? new URL(href, baseUrl).href : href
@@ -239,19 +222,6 @@ function linkTarget(raw: string | null, baseUrl: string | undefined): string | u
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, " ")
-}
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,8});/gi, (whole, entity: string) => {
-    if (entity[0] === "#") {
-      const code =
-        entity[1] === "x" || entity[1] === "X"
-          ? Number.parseInt(entity.slice(2), 16)
-          : Number(entity.slice(1))
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole
-    }
-    return NAMED_ENTITIES[entity.toLowerCase()] ?? whole
-  })
 }
 
 /**
