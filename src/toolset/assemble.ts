@@ -37,28 +37,31 @@ export function assembleToolsets(
   sources: ToolsetSources,
   factories: readonly ToolsetFactory[] = CODE_TOOLSETS,
 ): Toolset[] {
-  const coded = new Set(factories.map((f) => f.name))
   const configFileName = sources.configFileName ?? "config"
   const config = expandToolsetConfig(sources.config, sources.context.env)
   const files = sources.customFiles.map((path) => ({ path, text: readToolsetFile(path) }))
   const custom = files.flatMap((file) => parseToolsetFile(file.text, file.path))
+  const builtin = builtinToolsetDefinitions()
+
+  // MCP servers come after every other toolset (their tools take the names left free), config
+  // file first, then custom files in order. Like code toolsets, `toolsets.<name>` switches them.
+  let toolsets: Toolset[] = []
+  const mcp = mcpToolsetFactories(
+    mcpSources(sources.mcpServers, configFileName, files),
+    sources.context.env,
+    new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
+    () => toolsets,
+  )
+  const coded = new Set([...factories, ...mcp].map((f) => f.name))
 
   const definitions = mergeToolsetSources({
-    builtin: builtinToolsetDefinitions(),
+    builtin,
     config: Object.fromEntries(Object.entries(config).filter(([name]) => !coded.has(name))),
     custom: custom.filter((d) => !coded.has(d.name)),
     configFileName,
   })
 
-  const toolsets = buildToolsets(definitions)
-  // MCP servers come after every other toolset (their tools take the names left free), config
-  // file first, then custom files in order.
-  const mcp = mcpToolsetFactories(
-    mcpSources(sources.mcpServers, configFileName, files),
-    sources.context.env,
-    new Set([...definitions.map((d) => d.name), ...factories.map((f) => f.name)]),
-    () => toolsets,
-  )
+  toolsets = buildToolsets(definitions)
   for (const factory of [...factories, ...mcp]) {
     const layers: ToolsetSettings[] = []
     if (factory.name in config) {

@@ -1,0 +1,146 @@
+/**
+ * `mcp_servers:` as CONTRACT §8 writes it, in the config file and in custom toolset files.
+ */
+import { afterEach, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Config } from "../../src/config/config.ts"
+import { setLogLevel, setLogSink } from "../../src/log.ts"
+import { toolExecutorFor } from "../../src/runtime/runtime.ts"
+import { parseMcpServer, stopMcpServers } from "../../src/toolset/mcp/index.ts"
+import { FAULT_SERVER, mcpConfig, readyExecutor, tempDir } from "./support.ts"
+
+afterEach(async () => {
+  await stopMcpServers()
+})
+
+test("an unknown key is refused with the file and key path", () => {
+  expect(() =>
+    parseMcpServer("grafana", { config: { url: "http://x/mcp", tiemout: 5 } }, "dupin.yaml", {}),
+  ).toThrow("dupin.yaml: mcp_servers.grafana.config.tiemout: unknown key")
+  expect(() => parseMcpServer("grafana", { requires_aproval: true }, "dupin.yaml", {})).toThrow(
+    "dupin.yaml: mcp_servers.grafana.requires_aproval: unknown key",
+  )
+})
+
+test("mode, url and command must agree", () => {
+  expect(() => parseMcpServer("a", { config: {} }, "f.yaml", {})).toThrow(
+    "give url (an HTTP server) or command",
+  )
+  expect(() => parseMcpServer("a", { config: { mode: "stdio", url: "http://x/" } }, "f.yaml", {})).toThrow(
+    "a stdio server takes command, not url",
+  )
+  expect(() => parseMcpServer("a", { config: { mode: "sse", command: "x" } }, "f.yaml", {})).toThrow(
+    "command, args and env are for stdio servers",
+  )
+  expect(() => parseMcpServer("a", { config: { url: "ftp://x/" } }, "f.yaml", {})).toThrow(
+    "http:// or https://",
+  )
+  expect(parseMcpServer("a", { config: { url: "http://x/mcp" } }, "f.yaml", {}).transport.kind).toBe("http")
+  expect(parseMcpServer("a", { config: { command: "srv" } }, "f.yaml", {}).transport.kind).toBe("stdio")
+  expect(
+    parseMcpServer("a", { config: { mode: "sse", url: "http://x/sse" } }, "f.yaml", {}).transport.kind,
+  ).toBe("sse")
+})
+
+test("HolmesGPT's top-level url moves into config.url with one warning", () => {
+  const lines: string[] = []
+  const restore = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("WARN")
+  try {
+    const spec = parseMcpServer(
+      "old",
+      { url: "http://127.0.0.1:9/sse", config: { mode: "sse" } },
+      "f.yaml",
+      {},
+    )
+    expect(spec.transport).toMatchObject({ kind: "sse" })
+    expect(spec.transport.kind !== "stdio" && spec.transport.url.href).toBe("http://127.0.0.1:9/sse")
+  } finally {
+    setLogSink(restore)
+    setLogLevel(level)
+  }
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toContain("config.url")
+})
+
+test("{{ env.NAME }} is expanded in headers, args and env; a missing variable names the key", () => {
+  const env = { TOKEN: "t0k", DIR: "/var/log", LEVEL: "debug" }
+  const http = parseMcpServer(
+    "g",
+    { config: { url: "http://x/mcp", headers: { Authorization: "Bearer {{ env.TOKEN }}" } } },
+    "f",
+    env,
+  )
+  expect(http.transport.kind !== "stdio" && http.transport.headers).toEqual({ Authorization: "Bearer t0k" })
+  const stdio = parseMcpServer(
+    "s",
+    { config: { command: "srv", args: ["{{ env.DIR }}"], env: { L: "{{env.LEVEL}}" } } },
+    "f",
+    env,
+  )
+  expect(stdio.transport).toMatchObject({ args: ["/var/log"], env: { L: "debug" } })
+  expect(() =>
+    parseMcpServer("g", { config: { command: "srv", args: ["{{ env.NOPE }}"] } }, "f", env),
+  ).toThrow("mcp_servers.g.config.args[0] uses {{ env.NOPE }}, but NOPE is not set.")
+  // A server switched off does not need its variables.
+  expect(
+    parseMcpServer("g", { enabled: false, config: { command: "srv", args: ["{{ env.NOPE }}"] } }, "f", env)
+      .enabled,
+  ).toBe(false)
+})
+
+test("a custom toolset file's mcp_servers become toolsets after the config file's", async () => {
+  const dir = tempDir()
+  const file = join(dir, "servers.yaml")
+  writeFileSync(
+    file,
+    `mcp_servers:\n  fromfile:\n    description: From a file\n    config:\n      command: ${process.execPath}\n      args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}]\n`,
+  )
+  const config = mcpConfig(
+    { first: { config: { command: process.execPath, args: [FAULT_SERVER, dir] } } },
+    { customToolsets: [file] },
+  )
+  const executor = await readyExecutor(config)
+  const names = executor.toolsets.map((t) => t.name)
+  expect(names.indexOf("first")).toBeLessThan(names.indexOf("fromfile"))
+  const fromFile = executor.toolsets.find((t) => t.name === "fromfile")
+  expect(fromFile?.status).toBe("enabled")
+  expect(fromFile?.description).toBe("From a file")
+  // The same tools a second time: the later server's take the server-prefixed names.
+  expect(fromFile?.tools.map((t) => t.name)).toContain("fromfile__echo")
+})
+
+test("a server named twice, or like a built-in toolset, is refused naming both", () => {
+  const dir = tempDir()
+  const file = join(dir, "servers.yaml")
+  writeFileSync(file, "mcp_servers:\n  twin:\n    config:\n      command: srv\n")
+  const config = new Config({
+    env: {},
+    mcpServers: { twin: { config: { command: "srv" } } },
+    customToolsets: [file],
+  })
+  expect(() => toolExecutorFor(config)).toThrow(`${file}: mcp_servers.twin: already defined in config`)
+  const clash = new Config({ env: {}, mcpServers: { "linux/host": { config: { command: "srv" } } } })
+  expect(() => toolExecutorFor(clash)).toThrow(
+    "mcp_servers.linux/host: a toolset named linux/host already exists",
+  )
+})
+
+test("allowed_tools offers only those tools; toolsets.<name>.enabled: false switches a server off", async () => {
+  const dir = tempDir()
+  const executor = await readyExecutor(
+    mcpConfig(
+      {
+        some: {
+          allowed_tools: ["echo", "fail"],
+          config: { command: process.execPath, args: [FAULT_SERVER, dir] },
+        },
+        off: { config: { command: process.execPath, args: [FAULT_SERVER, dir] } },
+      },
+      { toolsets: { off: { enabled: false } } },
+    ),
+  )
+  expect(executor.toolsets.find((t) => t.name === "some")?.tools.map((t) => t.name)).toEqual(["echo", "fail"])
+  expect(executor.toolsets.find((t) => t.name === "off")?.status).toBe("disabled")
+})
