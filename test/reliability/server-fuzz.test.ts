@@ -62,6 +62,7 @@ const FIELDS = [
   "response_format",
   "images",
   "stream",
+  "stream_text",
   "enable_tool_approval",
   "additional_system_prompt",
   "behavior_controls",
