@@ -1,15 +1,23 @@
 /**
  * `bun run bench [name...]`: runs every benchmark, each in its own process, and writes
- * test/bench/RESULTS.md (machine, command, tables, targets) and test/bench/out/results.json.
+ * test/bench/results/latest.md (machine, command, tables, targets) and latest.json there, a folder
+ * git ignores (BENCH_OUT moves it). The committed test/bench/RESULTS.md is a copy made on purpose
+ * (test/bench/README.md says how), so a run never leaves the tracked tree changed.
+ * Each bench runs with TMPDIR in a folder of this run, removed at the end: whatever temp dirs a
+ * bench or the servers it starts leave behind do not stay in /tmp.
  *
  * Read ratios to the floor within one run, never absolute times across runs or machines.
  * BENCH_ROUNDS overrides the repetitions of every bench (smaller = faster, noisier).
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, relative, resolve } from "node:path"
 import { describeMachine, type Machine } from "./support/machine.ts"
 import { type BenchReport, REPORT_PREFIX } from "./support/report.ts"
 
 const HERE = import.meta.dir
+const OUT = resolve(process.env.BENCH_OUT ?? join(HERE, "results"))
+const TMP = mkdtempSync(join(tmpdir(), "dupin-bench-"))
 /** In run order. context-truncation.ts belongs to src/context's owners; it is run when present. */
 const BENCHES = [
   "engine-overhead",
@@ -27,7 +35,12 @@ async function runBench(bench: string): Promise<Outcome> {
   if (!existsSync(path)) return { bench, error: `${bench}.ts does not exist yet`, seconds: 0 }
   const started = performance.now()
   process.stderr.write(`bench: ${bench} ...\n`)
-  const proc = Bun.spawn(["bun", path], { cwd: `${HERE}/../..`, stdout: "pipe", stderr: "inherit" })
+  const proc = Bun.spawn(["bun", path], {
+    cwd: `${HERE}/../..`,
+    env: { ...process.env, TMPDIR: TMP },
+    stdout: "pipe",
+    stderr: "inherit",
+  })
   const out = await new Response(proc.stdout).text()
   const code = await proc.exited
   const seconds = (performance.now() - started) / 1000
@@ -90,12 +103,23 @@ function markdown(machine: Machine, after: Machine, command: string, outcomes: O
 }
 
 const only = process.argv.slice(2)
+const unknown = only.filter((name) => !BENCHES.includes(name))
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown bench ${unknown.join(", ")}; benches: ${BENCHES.join(", ")}\n`)
+  process.exit(2)
+}
 const selected = only.length > 0 ? BENCHES.filter((b) => only.includes(b)) : BENCHES
 const machine = describeMachine()
 const outcomes: Outcome[] = []
-for (const bench of selected) outcomes.push(await runBench(bench))
+try {
+  for (const bench of selected) outcomes.push(await runBench(bench))
+} finally {
+  rmSync(TMP, { recursive: true, force: true })
+}
 const command = `bun run bench${only.length ? ` ${only.join(" ")}` : ""}${process.env.BENCH_ROUNDS ? ` (BENCH_ROUNDS=${process.env.BENCH_ROUNDS})` : ""}`
-writeFileSync(`${HERE}/RESULTS.md`, markdown(machine, describeMachine(), command, outcomes))
-mkdirSync(`${HERE}/out`, { recursive: true })
-writeFileSync(`${HERE}/out/results.json`, JSON.stringify({ machine, outcomes }, null, 2))
-process.stderr.write(`bench: wrote test/bench/RESULTS.md\n`)
+mkdirSync(OUT, { recursive: true })
+writeFileSync(join(OUT, "latest.md"), markdown(machine, describeMachine(), command, outcomes))
+writeFileSync(join(OUT, "latest.json"), JSON.stringify({ machine, outcomes }, null, 2))
+process.stderr.write(
+  `bench: wrote ${relative(process.cwd(), join(OUT, "latest.md"))} (to update the committed copy: cp it to test/bench/RESULTS.md)\n`,
+)
