@@ -58,10 +58,10 @@ test("the fault server's tools are offered with their schemas whole; the malform
 test("arguments are validated against the server's schema before the call", async () => {
   const executor = await readyExecutor(mcpConfig({ fault: faultServer(tempDir()) }))
   const ok = await callTool(executor, "echo", { message: "hi", options: { level: "high" }, tags: ["a"] })
-  expect(ok.status).toBe("success")
+  expect(ok.status as string).toBe("success")
   expect(ok.dataText()).toBe('echo {"message":"hi","options":{"level":"high"},"tags":["a"]}')
   const bad = await callTool(executor, "echo", { message: "hi", options: { level: "extreme" } })
-  expect(bad.status).toBe("error")
+  expect(bad.status as string).toBe("error")
   expect(bad.error).toContain("Invalid arguments for echo")
   expect(bad.error).toContain("/options/level")
 })
@@ -69,10 +69,10 @@ test("arguments are validated against the server's schema before the call", asyn
 test("isError is status error with the server's text; images are described, not pasted", async () => {
   const executor = await readyExecutor(mcpConfig({ fault: faultServer(tempDir()) }))
   const failed = await callTool(executor, "fail", {})
-  expect(failed.status).toBe("error")
+  expect(failed.status as string).toBe("error")
   expect(failed.error).toBe("the database is on fire")
   const picture = await callTool(executor, "picture", {})
-  expect(picture.status).toBe("success")
+  expect(picture.status as string).toBe("success")
   expect(picture.dataText()).toBe("[image: image/png, 300 bytes]")
 })
 
@@ -90,11 +90,11 @@ test("a hanging call times out at the server's timeout and the MCP request is ca
     }),
   )
   const result = await callTool(executor, "hang", {})
-  expect(result.status).toBe("error")
+  expect(result.status as string).toBe("error")
   expect(result.error).toContain("timed out after 1 s")
   await waitFor(() => existsSync(join(dir, "cancelled")), { what: "the server to see the cancellation" })
   // The connection is kept: the next call works on the same process.
-  expect((await callTool(executor, "echo", { message: "again" })).status).toBe("success")
+  expect((await callTool(executor, "echo", { message: "again" })).status as string).toBe("success")
   expect(starts(dir)).toHaveLength(1)
 })
 
@@ -132,12 +132,12 @@ test("a server that crashes mid-call gives a clean error, is restarted, and the 
   const executor = await readyExecutor(mcpConfig({ fault: faultServer(dir) }))
   const first = starts(dir)[0]!
   const crashed = await callTool(executor, "crash", {})
-  expect(crashed.status).toBe("error")
+  expect(crashed.status as string).toBe("error")
   expect(crashed.error).toContain("MCP server fault")
   await waitFor(() => starts(dir).length === 2, { what: "the restart" })
   expect(liveInGroup(first)).toEqual([])
   const next = await callTool(executor, "echo", { message: "after" })
-  expect(next.status).toBe("success")
+  expect(next.status as string).toBe("success")
   expect(next.dataText()).toContain("after")
 })
 
@@ -146,7 +146,7 @@ test("a flood of output is cut at the tool output cap with [TRUNCATED]", async (
     mcpConfig({ fault: faultServer(tempDir()) }, { limits: { tool_output_max_bytes: 10_000 } }),
   )
   const result = await callTool(executor, "flood", { bytes: 5_000_000 })
-  expect(result.status).toBe("success")
+  expect(result.status as string).toBe("success")
   const text = result.dataText()
   expect(text.endsWith("[TRUNCATED]")).toBe(true)
   expect(text.length).toBeLessThan(10_100)
@@ -155,7 +155,7 @@ test("a flood of output is cut at the tool output cap with [TRUNCATED]", async (
 test("a tool list change is seen by the executor", async () => {
   const executor = await readyExecutor(mcpConfig({ fault: faultServer(tempDir()) }))
   expect(executor.schemas().some((s) => s.function.name === "late_tool")).toBe(false)
-  expect((await callTool(executor, "add_tool", {})).status).toBe("success")
+  expect((await callTool(executor, "add_tool", {})).status as string).toBe("success")
   await waitFor(() => executor.schemas().some((s) => s.function.name === "late_tool"), {
     what: "late_tool to be offered",
     timeoutMs: 4000,
@@ -206,7 +206,7 @@ test("an unreachable server marks its toolset failed with the reason; the rest w
   const gone = executor.toolsets.find((t) => t.name === "gone")
   expect(gone?.status).toBe("failed")
   expect(gone?.error).toContain("/nonexistent/mcp-server: command not found")
-  expect((await callTool(executor, "echo", { message: "x" })).status).toBe("success")
+  expect((await callTool(executor, "echo", { message: "x" })).status as string).toBe("success")
 })
 
 test("stopping the servers leaves no process behind", async () => {

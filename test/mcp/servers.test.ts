@@ -1,0 +1,225 @@
+/**
+ * Third-party MCP servers from npm (server-everything over stdio, Streamable HTTP and the legacy
+ * SSE transport; server-filesystem over stdio), driven through the real agent loop with the fake
+ * provider: over HTTP (JSON and SSE), the CLI and the library.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Config } from "../../src/config/config.ts"
+import { setLogLevel, setLogSink } from "../../src/log.ts"
+import { createConsoleToolCallingLLM } from "../../src/runtime/runtime.ts"
+import { type McpToolset, stopMcpServers } from "../../src/toolset/mcp/index.ts"
+import { cliEnv, runCli } from "../cli/support.ts"
+import { startHarness } from "../server/harness.ts"
+import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import {
+  EVERYTHING,
+  FILESYSTEM,
+  type HttpServer,
+  readyExecutor,
+  startEverythingHttp,
+  tempDir,
+} from "./support.ts"
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
+type Body = Record<string, any>
+
+const everythingStdio = { config: { command: process.execPath, args: [EVERYTHING, "stdio"] } }
+
+let fake: FakeProvider
+beforeAll(async () => {
+  fake = await startFakeProvider()
+})
+afterAll(async () => {
+  await fake.stop()
+})
+afterEach(async () => {
+  await stopMcpServers()
+})
+
+/** The tool message the model got back for the call, from the last request to the provider. */
+function toolMessage(): string {
+  const messages = (fake.requests.at(-1)?.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+  return String(messages.findLast((m) => m.role === "tool")?.content ?? "")
+}
+
+test("library: server-everything over stdio, get-sum called by the model through the loop", async () => {
+  const config = new Config({
+    model: "openai/gpt-4o",
+    apiBase: fake.url,
+    apiKey: "test",
+    env: { PATH: process.env.PATH ?? "" },
+    mcpServers: { everything: everythingStdio },
+  })
+  fake.script(
+    { toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 2, b: 3 } }] },
+    { content: "It is 5." },
+  )
+  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "What is 2+3?" }])
+  expect(result.result).toBe("It is 5.")
+  expect(result.toolCalls?.[0]?.result.status as string).toBe("success")
+  expect(String(result.toolCalls?.[0]?.result.data)).toContain("5")
+  expect(toolMessage()).toContain("The sum of 2 and 3 is 5")
+  // The input schema reached the model whole.
+  const tools = (fake.requests.at(-1)?.body?.tools ?? []) as Array<{
+    function: { name: string; parameters: unknown }
+  }>
+  expect(tools.find((t) => t.function.name === "get-sum")?.function.parameters).toMatchObject({
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+  })
+})
+
+test("library: server-filesystem over stdio reads a file in its allowed directory", async () => {
+  const dir = tempDir()
+  writeFileSync(join(dir, "app.log"), "ERROR disk full on /var\n")
+  const config = new Config({
+    model: "openai/gpt-4o",
+    apiBase: fake.url,
+    apiKey: "test",
+    env: { PATH: process.env.PATH ?? "" },
+    mcpServers: { files: { config: { command: process.execPath, args: [FILESYSTEM, dir] } } },
+  })
+  const executor = await readyExecutor(config)
+  const files = executor.toolsets.find((t) => t.name === "files")
+  expect(files?.status).toBe("enabled")
+  expect(files?.tools.map((t) => t.name)).toContain("read_text_file")
+  fake.script(
+    { toolCalls: [{ id: "c1", name: "read_text_file", arguments: { path: join(dir, "app.log") } }] },
+    { content: "The disk is full." },
+  )
+  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "Why?" }])
+  expect(result.result).toBe("The disk is full.")
+  expect(toolMessage()).toContain("ERROR disk full on /var")
+})
+
+describe("over HTTP", () => {
+  let http: HttpServer
+  beforeAll(async () => {
+    http = await startEverythingHttp("streamableHttp")
+  })
+  afterAll(async () => {
+    await http.stop()
+  })
+
+  test("the API (JSON and SSE) with server-everything over Streamable HTTP; /api/info shows the server", async () => {
+    const secret = "hdr-secret-4f1d2e"
+    const lines: string[] = []
+    const restore = setLogSink((line) => lines.push(line))
+    const level = setLogLevel("DEBUG")
+    const h = await startHarness({
+      init: {
+        mcpServers: { everything: { config: { url: http.url, headers: { "X-Api-Key": secret } } } },
+      },
+    })
+    try {
+      h.fake.script(
+        { toolCalls: [{ id: "c1", name: "echo", arguments: { message: "over http" } }] },
+        { content: "Done." },
+      )
+      const body = (await (await h.post({ ask: "echo something" })).json()) as Body
+      expect(body.analysis).toBe("Done.")
+      expect(body.tool_calls[0].result).toMatchObject({ status: "success", data: "Echo: over http" })
+
+      h.fake.script(
+        { toolCalls: [{ id: "c2", name: "get-sum", arguments: { a: 40, b: 2 } }] },
+        { content: "42." },
+      )
+      const streamed = await h.stream({ ask: "sum" })
+      const result = streamed.events.find((e) => e.event === "tool_calling_result") as
+        | { data: { result: { status: string; data: unknown } } }
+        | undefined
+      expect(result?.data.result.status).toBe("success")
+      expect(String(result?.data.result.data)).toContain("42")
+
+      const infoText = await (await fetch(`${h.url}/api/info`)).text()
+      const info = JSON.parse(infoText) as { toolsets: Array<Record<string, unknown>> }
+      const entry = info.toolsets.find((t) => t.name === "everything")
+      expect(entry).toMatchObject({ status: "enabled", transport: "streamable-http" })
+      expect(entry?.tools).toContain("get-sum")
+      // The header's value never shows: not in /api/info, not in any log line.
+      expect(infoText).not.toContain(secret)
+      expect(lines.join("\n")).not.toContain(secret)
+    } finally {
+      setLogSink(restore)
+      setLogLevel(level)
+      await h.stop()
+    }
+  })
+
+  test("requires_approval pauses the HTTP run like a YAML tool's approval", async () => {
+    const h = await startHarness({
+      init: { mcpServers: { everything: { requires_approval: ["get-sum"], config: { url: http.url } } } },
+    })
+    try {
+      h.fake.script({ toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 1, b: 1 } }] })
+      const paused = (await (await h.post({ ask: "sum", enable_tool_approval: true })).json()) as Body
+      expect(paused.requires_approval).toBe(true)
+      expect(paused.pending_approvals).toHaveLength(1)
+      expect(paused.pending_approvals[0]).toMatchObject({ tool_name: "get-sum" })
+    } finally {
+      await h.stop()
+    }
+  })
+})
+
+test("a url without mode falls back to the legacy SSE transport", async () => {
+  const sse = await startEverythingHttp("sse")
+  try {
+    const config = new Config({ env: {}, mcpServers: { legacy: { config: { url: sse.url } } } })
+    const executor = await readyExecutor(config)
+    const legacy = executor.toolsets.find((t) => t.name === "legacy") as McpToolset
+    expect(legacy.error).toBeUndefined()
+    expect(legacy.status).toBe("enabled")
+    expect(legacy.transport).toBe("sse")
+    const echo = await executor.run(
+      executor.prepare({
+        id: "x",
+        type: "function",
+        function: { name: "echo", arguments: '{"message":"sse"}' },
+      }),
+      new AbortController().signal,
+    )
+    expect(echo.dataText()).toBe("Echo: sse")
+  } finally {
+    await sse.stop()
+  }
+})
+
+test("an unreachable HTTP server is a failed toolset whose reason holds no header value", async () => {
+  const secret = "Bearer unreachable-secret-9a8b"
+  const config = new Config({
+    env: {},
+    mcpServers: { down: { config: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: secret } } } },
+  })
+  const down = (await readyExecutor(config)).toolsets.find((t) => t.name === "down")
+  expect(down?.status).toBe("failed")
+  expect(down?.error).toContain("MCP server down")
+  expect(down?.error).not.toContain("unreachable-secret")
+})
+
+test("the CLI: dupin ask calls a stdio server's tool and exits leaving no server behind", async () => {
+  const dir = tempDir()
+  const configFile = join(dir, "dupin.yaml")
+  writeFileSync(
+    configFile,
+    `mcp_servers:\n  everything:\n    config:\n      command: ${process.execPath}\n      args: [${JSON.stringify(EVERYTHING)}, stdio]\n`,
+  )
+  fake.script(
+    { toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 20, b: 22 } }] },
+    { content: "Forty-two." },
+  )
+  const run = await runCli(["ask", "--config", configFile, "--no-interactive", "what is 20+22?"], {
+    env: cliEnv(fake),
+  })
+  expect(run.stderr).not.toContain("failed")
+  expect(run.code).toBe(0)
+  expect(run.stdout).toContain("Forty-two.")
+  expect(toolMessage()).toContain("The sum of 20 and 22 is 42")
+  const left = Bun.spawnSync(["pgrep", "-f", `${EVERYTHING} stdio`])
+    .stdout.toString()
+    .trim()
+  expect(left).toBe("")
+})
