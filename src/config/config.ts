@@ -5,6 +5,7 @@
 import { resolve } from "node:path"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
+import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
 import type { ChatModel } from "../llm/types.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
@@ -167,39 +168,60 @@ export class Config {
       )
     }
     const entry = this.modelList?.[key]
+    const endpoint = this.#endpointInput(key)
+    const { createChatModel } = loadModelFactory()
+    const model = createChatModel({
+      ...endpoint,
+      name: key,
+      ...(entry
+        ? {
+            temperature: entry.temperature ?? undefined,
+            overrides: {
+              contextWindow: entry.context_window ?? undefined,
+              maxOutputTokens: entry.max_output_tokens ?? undefined,
+              supportsVision: entry.supports_vision ?? undefined,
+              inputCostPerToken: entry.input_cost_per_token ?? undefined,
+              outputCostPerToken: entry.output_cost_per_token ?? undefined,
+            },
+          }
+        : {}),
+      env: this.env,
+      secrets: this.#processSecrets(),
+    })
+    this.#models.set(key, model)
+    return model
+  }
+
+  /**
+   * Why the model `name` (a `modelNames()` entry) cannot be called, judged from the settings alone
+   * (provider known, key present where the provider needs one, `{{ env.X }}` set, Azure endpoint);
+   * undefined when it can. Calls no provider: `/readyz` and the start-up warning use it.
+   */
+  modelProblem(name: string): string | undefined {
+    try {
+      resolveEndpoint(this.#endpointInput(name), this.env)
+      return undefined
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message
+      throw error
+    }
+  }
+
+  /** The model's id, key, endpoint and API version, with `{{ env.X }}` expanded (ConfigError if unset). */
+  #endpointInput(key: string): EndpointInput {
+    const entry = this.modelList?.[key]
     const where = entry ? `modelList.${key}` : "model"
     const expand = (v: string | null | undefined, k: string) =>
       v ? expandEnv(v, this.env, `${where}.${k}`) : undefined
-    const { createChatModel } = loadModelFactory()
-    const model = entry
-      ? createChatModel({
-          id: entry.model,
-          name: key,
-          apiKey: expand(entry.api_key, "api_key"),
-          apiBase: expand(entry.api_base, "api_base"),
-          apiVersion: expand(entry.api_version, "api_version"),
-          temperature: entry.temperature ?? undefined,
-          overrides: {
-            contextWindow: entry.context_window ?? undefined,
-            maxOutputTokens: entry.max_output_tokens ?? undefined,
-            supportsVision: entry.supports_vision ?? undefined,
-            inputCostPerToken: entry.input_cost_per_token ?? undefined,
-            outputCostPerToken: entry.output_cost_per_token ?? undefined,
-          },
-          env: this.env,
-          secrets: this.#processSecrets(),
-        })
-      : createChatModel({
-          id: key,
-          name: key,
-          apiKey: expand(this.#init.apiKey, "api_key"),
-          apiBase: expand(this.#init.apiBase, "api_base"),
-          apiVersion: expand(this.#init.apiVersion, "api_version"),
-          env: this.env,
-          secrets: this.#processSecrets(),
-        })
-    this.#models.set(key, model)
-    return model
+    const raw = entry
+      ? { id: entry.model, apiKey: entry.api_key, apiBase: entry.api_base, apiVersion: entry.api_version }
+      : { id: key, apiKey: this.#init.apiKey, apiBase: this.#init.apiBase, apiVersion: this.#init.apiVersion }
+    return {
+      id: raw.id,
+      apiKey: expand(raw.apiKey, "api_key"),
+      apiBase: expand(raw.apiBase, "api_base"),
+      apiVersion: expand(raw.apiVersion, "api_version"),
+    }
   }
 
   /** Secrets besides a model's own key that provider error texts must never carry back out. */

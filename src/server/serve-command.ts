@@ -8,12 +8,14 @@ import { log } from "../log.ts"
 import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
+import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
 import { PortInUseError } from "./server.ts"
 
 /**
  * `dupin serve`: the HTTP face's own command. It lives with the server so that `cli/` never imports
  * `server/`; `src/main.ts` puts it into the command table. The config is parsed once here; toolset prerequisites run in the background after
- * the port is bound (`/readyz` turns 200 when they are done), so nothing slow precedes listening.
+ * the port is bound, so nothing slow precedes listening; `/readyz` is 200 once the toolsets are
+ * built and a configured model can be called.
  * SIGTERM or Ctrl+C drains running chats, then exits 0; a second Ctrl+C exits at once.
  */
 export async function serveCommand(args: ParsedArgs): Promise<number> {
@@ -41,6 +43,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   }
 
   logContainment()
+  logModelProblems(modelReadiness(config))
 
   await new Promise<void>((resolve) => {
     let stopping = false
@@ -60,6 +63,13 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", () => stop("SIGINT"))
   })
   return EXIT.ok
+}
+
+/** Says at start what keeps a model from being called; `/readyz` is 503 while none can be. */
+function logModelProblems(readiness: ModelReadiness): void {
+  if (readiness.problems.length === 0 && readiness.error) log.warn(readiness.error)
+  for (const { model, problem } of readiness.problems)
+    log.warn(`model ${model} cannot be called: ${problem}`, { model })
 }
 
 /**

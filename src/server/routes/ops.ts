@@ -8,12 +8,18 @@ import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
 
-/** Whether config and toolsets are loaded (`/readyz`). Prerequisite checks run in the background. */
+/**
+ * Whether a chat can be answered (`/readyz`): config and toolsets loaded, and at least one model
+ * that can be called. Prerequisite checks run in the background.
+ */
 export class Readiness {
   ready = false
   error: string | undefined
+  /** Why no model can be called, judged from config (no provider is asked); undefined when one can. */
+  readonly modelError: string | undefined
 
   constructor(config: Config) {
+    this.modelError = modelReadiness(config).error
     try {
       // Loaded = config parsed and toolsets built (CONTRACT §5). Prerequisite checks (kubectl,
       // docker...) are lazy by design and keep running in the background; a slow or hanging one
@@ -32,6 +38,8 @@ export class Readiness {
 
 export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
   if (runs.closing) return jsonResponse(503, { status: "shutting_down" })
+  // Every chat would fail: a load balancer must not send traffic here (the reason: /api/info).
+  if (readiness.modelError) return jsonResponse(503, { status: "no_model", detail: readiness.modelError })
   if (!readiness.ready) {
     return jsonResponse(503, { status: "starting", ...(readiness.error ? { detail: readiness.error } : {}) })
   }
@@ -59,11 +67,42 @@ export function info(config: Config, readiness: Readiness): Record<string, unkno
   return {
     version: VERSION,
     commit: COMMIT,
-    ready: readiness.ready,
+    ready: readiness.ready && !readiness.modelError,
+    // Why `ready` is false (no callable model, a toolset file that does not load), else null.
+    not_ready_reason: readiness.modelError ?? (readiness.ready ? null : (readiness.error ?? "starting")),
     default_model: config.model ?? config.modelNames()[0] ?? null,
     models: config.modelNames(),
     toolsets,
     // How tool processes are contained on this host (docs/security.md).
     containment: containmentWire(containmentInfo()),
   }
+}
+
+export type ModelReadiness = {
+  /** Set when no configured model can be called: what is missing. */
+  error: string | undefined
+  /** Each configured model that cannot be called, with what is missing (for the start-up log). */
+  problems: Array<{ model: string; problem: string }>
+}
+
+/**
+ * Which configured models can be called, judged from config alone: a model is resolvable and has
+ * its key where its provider needs one (Ollama needs none). `serve` warns about each that cannot;
+ * with none left `/readyz` is 503, because every chat would fail.
+ */
+export function modelReadiness(config: Config): ModelReadiness {
+  const names = config.modelNames()
+  if (names.length === 0) {
+    const error = "no model configured: pass --model, set MODEL, or set model: in the config file"
+    return { error, problems: [] }
+  }
+  const problems = names.flatMap((model) => {
+    const problem = config.modelProblem(model)
+    return problem ? [{ model, problem }] : []
+  })
+  const error =
+    problems.length === names.length
+      ? `no model can be called: ${problems.map((p) => p.problem).join("; ")}`
+      : undefined
+  return { error, problems }
 }
