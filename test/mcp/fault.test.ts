@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { McpToolset, runningChildren, stopMcpServers } from "../../src/toolset/mcp/index.ts"
+import { startHarness } from "../server/harness.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
 import { callTool, faultServer, mcpConfig, readyExecutor, starts, tempDir } from "./support.ts"
@@ -217,4 +218,22 @@ test("stopping the servers leaves no process behind", async () => {
   await stopMcpServers()
   expect(liveInGroup(pid)).toEqual([])
   expect(runningChildren()).not.toContain(pid)
+})
+
+test("an API client that hangs up mid-call cancels the MCP request", async () => {
+  const dir = tempDir()
+  const h = await startHarness({ init: { mcpServers: { fault: faultServer(dir) } } })
+  try {
+    h.fake.script({ toolCalls: [{ id: "c1", name: "hang", arguments: {} }] })
+    const controller = new AbortController()
+    const request = h.post({ ask: "hang" }, {}, controller.signal).catch(() => undefined)
+    await waitFor(() => h.runs.size > 0 && starts(dir).length > 0, { what: "the run to start" })
+    await Bun.sleep(300)
+    controller.abort()
+    await request
+    await waitFor(() => existsSync(join(dir, "cancelled")), { what: "the server to see the cancellation" })
+    await waitFor(() => h.runs.size === 0, { what: "the run to end" })
+  } finally {
+    await h.stop()
+  }
 })

@@ -223,3 +223,27 @@ test("the CLI: dupin ask calls a stdio server's tool and exits leaving no server
     .trim()
   expect(left).toBe("")
 })
+
+test("library: requires_approval: true asks the approval callback; a refusal does not run the tool", async () => {
+  const config = new Config({
+    model: "openai/gpt-4o",
+    apiBase: fake.url,
+    apiKey: "test",
+    env: { PATH: process.env.PATH ?? "" },
+    mcpServers: { everything: { ...everythingStdio, requires_approval: true } },
+  })
+  const asked: string[] = []
+  fake.script(
+    { toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 1, b: 2 } }] },
+    { content: "Refused." },
+  )
+  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "sum" }], {
+    approvalCallback: (pending) => {
+      asked.push(pending.tool_name)
+      return { approved: false, feedback: "not now" }
+    },
+  })
+  expect(asked).toEqual(["get-sum"])
+  expect(result.result).toBe("Refused.")
+  expect(toolMessage()).not.toContain("The sum of")
+})
