@@ -3,6 +3,7 @@ import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
 import { type LogLevel, setLogLevel } from "../log.ts"
 import { applyContainment } from "../runtime/containment.ts"
+import { configFilePath } from "./config-path.ts"
 
 export type CliConfigOptions = {
   /** `--config`; wins over `SVC_CONFIG_PATH`. */
@@ -18,7 +19,8 @@ export type CliConfigOptions = {
 
 /**
  * The one place the CLI turns flags and environment into a Config (CONTRACT §2 and §3):
- * `--config` > `SVC_CONFIG_PATH` > no file (model from `--model`/`MODEL`, keys from the environment).
+ * `--config` > `SVC_CONFIG_PATH` > `$XDG_CONFIG_HOME/dupin/config.yaml` when it exists > no file
+ * (model from `--model`/`MODEL`, keys from the environment).
  */
 export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()): Config {
   const config = buildCliConfig(options, env)
@@ -28,7 +30,7 @@ export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()
 }
 
 function buildCliConfig(options: CliConfigOptions, env: Env): Config {
-  const path = options.configPath ?? (env.SVC_CONFIG_PATH || undefined)
+  const path = configFilePath(options.configPath, env)
   const overrides: ConfigInit = {
     env,
     ...(options.model ? { model: options.model } : {}),

@@ -14,8 +14,9 @@ export type CommandEntry = {
   load: () => Promise<CommandRun>
 }
 
-const CONFIG_HELP =
-  "  --config FILE       config file (default: $SVC_CONFIG_PATH; without one, --model or $MODEL)"
+const CONFIG_HELP = `  --config FILE       config file (default: $SVC_CONFIG_PATH, else
+                      $XDG_CONFIG_HOME/dupin/config.yaml, i.e. ~/.config/dupin/config.yaml, if it
+                      exists; without one, --model or $MODEL)`
 
 /**
  * The command table. `serve` is the HTTP face's command: its implementation is handed in by the
@@ -41,8 +42,10 @@ export function commandTable(loadServe: () => Promise<CommandRun>): Record<strin
 Investigates QUESTION with the enabled toolsets. Progress (each tool call, its duration and
 status) goes to stderr, the markdown answer to stdout. Piped stdin is attached as context.
 On a terminal, tools that need approval ask y/N, and follow-up questions are read after the
-answer: /exit (or Ctrl+D) quits, /clear starts over, /tools lists tools, /context shows token use.
-Ctrl+C stops the current run; twice within 2 s exits.
+answer, with line editing and history ($XDG_STATE_HOME/dupin/history); /help lists the commands
+and keys. exit (or Ctrl+D) quits, clear starts over, /show N pages a tool's full output, /model NAME
+switches model. A paste is one question; Alt+Enter or a trailing \\ continues a line. Ctrl+C stops
+the current run; twice within 2 s exits.
 
 Options:
 ${CONFIG_HELP}
@@ -126,6 +129,25 @@ Examples:
   dupin models --config /etc/dupin/config.yaml
   MODEL=anthropic/claude-sonnet-4 dupin models --json`,
       load: async () => (await import("./commands/models.ts")).modelsCommand,
+    },
+    init: {
+      summary: "Write a commented starter config (~/.config/dupin/config.yaml)",
+      options: { config: { type: "string" } },
+      help: `Usage: dupin init [--config FILE]
+
+Writes a commented starter config to $XDG_CONFIG_HOME/dupin/config.yaml (~/.config/dupin/config.yaml
+when XDG_CONFIG_HOME is unset), where every command looks when neither --config nor
+$SVC_CONFIG_PATH is given. On a terminal it asks which model provider to use; otherwise it
+writes an OpenAI config. The key is read from the environment ({{ env.OPENAI_API_KEY }}), never
+stored. An existing file is never overwritten (exit 2). The file is 0600, its folder 0700.
+
+Options:
+  --config FILE       write here instead (default: $SVC_CONFIG_PATH, else the path above)
+
+Examples:
+  dupin init && export OPENAI_API_KEY=sk-... && dupin ask "is the disk full?"
+  dupin init --config ./dupin.yaml < /dev/null`,
+      load: async () => (await import("./commands/init.ts")).initCommand,
     },
     version: {
       summary: "Print the version and commit",
