@@ -237,3 +237,21 @@ test("an API client that hangs up mid-call cancels the MCP request", async () =>
     await h.stop()
   }
 })
+
+test("a secret of the server's env or headers never shows in its failure reason (a server that prints it)", async () => {
+  const executor = await readyExecutor(
+    mcpConfig({
+      leaky: {
+        config: {
+          command: "/bin/sh",
+          args: ["-c", 'echo "starting with token $GH_TOKEN" >&2; exit 1'],
+          env: { GH_TOKEN: "ghp_leaky_secret_123" },
+        },
+      },
+    }),
+  )
+  const leaky = executor.toolsets.find((t) => t.name === "leaky")
+  expect(leaky?.status).toBe("failed")
+  expect(leaky?.error).toContain("starting with token [REDACTED]")
+  expect(leaky?.error).not.toContain("ghp_leaky_secret_123")
+})

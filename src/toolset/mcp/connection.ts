@@ -53,6 +53,21 @@ export class McpConnection {
     this.transport = spec.transport.kind === "http" ? "streamable-http" : spec.transport.kind
   }
 
+  /**
+   * The text with the configured header values and stdio `env` values (tokens, usually) replaced,
+   * for every message that leaves this module: a server or library may echo them in an error.
+   */
+  redact(text: string): string {
+    const spec = this.spec.transport
+    const values = Object.values(spec.kind === "stdio" ? spec.env : spec.headers)
+      .flatMap((v) => [v, ...v.split(/\s+/)])
+      .filter((v) => v.length >= 6)
+      .sort((a, b) => b.length - a.length)
+    let out = text
+    for (const value of values) out = out.replaceAll(value, "[REDACTED]")
+    return out
+  }
+
   /** The live client, connecting (after the backoff, if the server died) when there is none. */
   async client(signal?: AbortSignal): Promise<Client> {
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
@@ -130,7 +145,7 @@ export class McpConnection {
       if (spec.kind !== "http") throw error
       log.info("mcp server: Streamable HTTP failed, trying the legacy SSE transport", {
         server: this.spec.name,
-        reason: errorMessage(error),
+        reason: this.redact(errorMessage(error)),
       })
       return await this.#start(new SSEClientTransport(spec.url, { fetch }), "sse")
     }
@@ -147,7 +162,7 @@ export class McpConnection {
               if (error) {
                 log.warn("mcp server: tool list refresh failed", {
                   server: this.spec.name,
-                  reason: errorMessage(error),
+                  reason: this.redact(errorMessage(error)),
                 })
               } else if (tools) this.#events.onToolsChanged?.(tools)
             },
@@ -183,7 +198,10 @@ export class McpConnection {
       () => {
         if (this.#closed || this.#client) return
         this.client().catch((error: unknown) =>
-          log.warn("mcp server: restart failed", { server: this.spec.name, reason: errorMessage(error) }),
+          log.warn("mcp server: restart failed", {
+            server: this.spec.name,
+            reason: this.redact(errorMessage(error)),
+          }),
         )
       },
       Math.max(0, this.#retryAt - Date.now()),

@@ -74,7 +74,7 @@ export class McpTool extends Tool {
       return toolResult(result, context.limits.outputMaxBytes, invocation)
     } catch (error) {
       if (context.signal.aborted) throw context.signal.reason ?? new AbortError()
-      throw new Error(`MCP server ${server}: ${errorMessage(error)}`)
+      throw new Error(`MCP server ${server}: ${this.#connection.redact(errorMessage(error))}`)
     }
   }
 }

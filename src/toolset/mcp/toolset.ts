@@ -149,7 +149,7 @@ class ConnectPrerequisite implements Prerequisite {
     } catch (error) {
       return [
         false,
-        `MCP server ${this.toolset.name} (${transportName(this.toolset.spec.transport)}): ${errorMessage(error)}`,
+        `MCP server ${this.toolset.name} (${transportName(this.toolset.spec.transport)}): ${this.toolset.connection.redact(errorMessage(error))}`,
       ]
     }
   }
