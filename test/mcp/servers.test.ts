@@ -247,3 +247,33 @@ test("library: requires_approval: true asks the approval callback; a refusal doe
   expect(result.result).toBe("Refused.")
   expect(toolMessage()).not.toContain("The sum of")
 })
+
+test.skipIf(Bun.which("bwrap") === null || process.platform !== "linux")(
+  "the CLI runs a stdio server under the tool containment: it cannot read dupin's config file",
+  async () => {
+    const dir = tempDir()
+    const configFile = join(dir, "dupin.yaml")
+    writeFileSync(
+      configFile,
+      `# marker-7c1e: only dupin may read this file\nsecurity:\n  containment: required\nmcp_servers:\n  files:\n    config:\n      command: ${process.execPath}\n      args: [${JSON.stringify(FILESYSTEM)}, ${JSON.stringify(dir)}]\n`,
+    )
+    writeFileSync(join(dir, "notes.txt"), "readable notes\n")
+    fake.script(
+      {
+        toolCalls: [
+          { id: "c1", name: "read_text_file", arguments: { path: configFile } },
+          { id: "c2", name: "read_text_file", arguments: { path: join(dir, "notes.txt") } },
+        ],
+      },
+      { content: "Read." },
+    )
+    const run = await runCli(["ask", "--config", configFile, "--no-interactive", "read them"], {
+      env: cliEnv(fake),
+    })
+    expect(run.code).toBe(0)
+    const messages = (fake.requests.at(-1)?.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+    const tools = messages.filter((m) => m.role === "tool").map((m) => String(m.content))
+    expect(tools.join("\n")).toContain("readable notes")
+    expect(tools.join("\n")).not.toContain("marker-7c1e")
+  },
+)
