@@ -23,6 +23,8 @@ export function cliEnv(fake?: FakeProvider, extra: Record<string, string> = {}):
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: mkdtempSync(join(tmpdir(), "dupin-cli-home-")),
+    // The test run's temp root: what a killed child leaves there is removed with the run.
+    TMPDIR: tmpdir(),
     ...(fake ? { OPENAI_API_KEY: "test", OPENAI_BASE_URL: fake.url, MODEL: "openai/gpt-4o" } : {}),
     ...extra,
   }

@@ -4,6 +4,7 @@
  */
 import { afterEach, expect, test } from "bun:test"
 import { rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { type ServerProcess, startServerProcess } from "../bench/support/processes.ts"
 import { writeServeConfig } from "../bench/support/server-config.ts"
 
@@ -35,7 +36,7 @@ for (const headerTimeout of [10, 0]) {
       cwd: `${import.meta.dir}/../..`,
       stdout: "ignore",
       stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TMPDIR: tmpdir() },
     })
     const exited = await Promise.race([second.exited, Bun.sleep(8000).then(() => "running" as const)])
     if (exited === "running") second.kill("SIGKILL")

@@ -1,4 +1,5 @@
 /** Starting the helper processes the benchmarks and reliability tests measure or talk to. */
+import { tmpdir } from "node:os"
 import type { Subprocess } from "bun"
 import type { ProviderScript, ProviderStats } from "./provider-process.ts"
 
@@ -56,7 +57,14 @@ export async function startServerProcess(
     stdout: "ignore",
     stderr: "pipe",
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+    // TMPDIR passed on: a server killed with SIGKILL cannot remove its temp dirs, so they must be
+    // made where the test run's (or bench run's) own temp root removes them.
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      TMPDIR: tmpdir(),
+      ...env,
+    },
   })
   const log: string[] = []
   const listening = Promise.withResolvers<string>()
