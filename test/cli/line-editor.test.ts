@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs"
+import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { waitFor } from "../support/wait.ts"
 import { PtySession } from "./pty.ts"
-import { cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
+import { approvalToolsetFile, cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS } from "./support.ts"
 
-/** What the line editor draws before each prompt: back to column 0, clear, then the prompt. */
-const PROMPT = "\x1b[J> "
+/** A new prompt: bracketed paste switched on with raw mode, then the prompt drawn. */
+const PROMPT = "\x1b[?2004h\r\x1b[J> "
 const HOME = "\x1b[H"
 const END = "\x1b[F"
 const LEFT = "\x1b[D"
@@ -132,12 +132,68 @@ describe("the line editor at the > prompt", () => {
       const session = start(mkdtempSync(join(tmpdir(), "dupin-state-")))
       await session.waitFor(PROMPT)
       session.type(`half a question${CTRL.c}`)
-      await session.waitFor(PROMPT)
+      await session.waitFor("^C")
+      await session.waitFor("\x1b[J> ")
       expect(await ask(session, "whole question\r", 0)).toEndWith("whole question")
       session.type(CTRL.c)
       await session.waitFor("press Ctrl+C again to exit")
       session.type(CTRL.c)
       expect(await session.exited()).toBe(130)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
+    "with the editor, an approval is answered at its own prompt, and Ctrl+C during a run stops it",
+    async () => {
+      fake.script(
+        { toolCalls: [{ name: "restart_service", arguments: { service: "nginx" } }] },
+        { content: "Restarted." },
+        { hang: true },
+        { content: "Back." },
+      )
+      const session = start(mkdtempSync(join(tmpdir(), "dupin-state-")), [
+        "ask",
+        "restart nginx",
+        "--toolset-file",
+        approvalToolsetFile(),
+      ])
+      await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+      session.type("y\r")
+      expect(await session.waitFor(PROMPT)).toContain("Restarted.")
+      expect(String(messagesOf(fake.requests[1]?.body ?? null).at(-1)?.content)).toContain("restarted nginx")
+
+      session.type("slow one\r")
+      await waitFor(() => fake.requests.length > 2, { what: "the hung model call" })
+      // The terminal is in cooked mode during the run: Ctrl+C is the kernel's SIGINT.
+      session.type(CTRL.c)
+      await session.waitFor("Stopped.")
+      await session.waitFor(PROMPT)
+      expect(await ask(session, "again\r", 3)).toEndWith("again")
+      session.type(CTRL.d)
+      expect(await session.exited()).toBe(0)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
+    "with the editor, Ctrl+C at an approval question denies the call and stops the run",
+    async () => {
+      fake.script({ toolCalls: [{ name: "restart_service", arguments: { service: "nginx" } }] })
+      const session = start(mkdtempSync(join(tmpdir(), "dupin-state-")), [
+        "ask",
+        "restart nginx",
+        "--toolset-file",
+        approvalToolsetFile(),
+      ])
+      await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+      session.type(`y${CTRL.c}`)
+      await session.waitFor("Stopped.")
+      await session.waitFor(PROMPT)
+      expect(fake.requests).toHaveLength(1)
+      expect(session.output).not.toContain("✓ restart_service")
+      session.type("exit\r")
+      expect(await session.exited()).toBe(0)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
