@@ -33,6 +33,7 @@ export function commandTable(loadServe: () => Promise<CommandRun>): Record<strin
         json: { type: "boolean" },
         yes: { type: "boolean", short: "y" },
         "no-interactive": { type: "boolean" },
+        "no-color": { type: "boolean" },
         "max-steps": { type: "string" },
         "toolset-file": { type: "string", multiple: true },
         bash: { type: "boolean" },
@@ -55,6 +56,7 @@ ${CONFIG_HELP}
                       follow_up_actions, metadata) instead of the answer; no follow-ups
   -y, --yes           approve every tool call that asks (the hard-deny list still applies)
   --no-interactive    exit after the answer, even on a terminal
+  --no-color          no colour and raw markdown on a terminal (like NO_COLOR=1)
   --max-steps N       at most N model calls (default: config max_steps, or 100)
   --toolset-file FILE load a YAML toolset file (repeatable)
   --bash              enable the bash toolset (run_bash_command)
