@@ -83,6 +83,8 @@ export class AskSession {
         // CONTRACT §5: the configured actions on a first turn, none on later ones.
         followUpActions: first ? [...config.followUpActions] : [],
         onToolCall: (call) => progress.onToolCall(call),
+        // Text deltas only when they can be shown (stdout is a terminal).
+        streamText: progress.streamText,
       },
       (event) => {
         outputs?.record(event)
