@@ -3,7 +3,7 @@
  * with an empty HOME and an environment that holds nothing but PATH and what the caller adds (no
  * proxy, no provider keys). Shared by the smoke test and the startup measurement.
  */
-import { chmodSync, copyFileSync, mkdtempSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join, resolve } from "node:path"
 
@@ -13,18 +13,24 @@ export type Isolated = {
   /** The empty directory it sits in, used as cwd. */
   dir: string
   env: Record<string, string>
+  /** Removes the directory, HOME and TMPDIR made for the binary. */
+  remove(): void
 }
 
 export function isolate(binaryPath: string, extraEnv: Record<string, string> = {}): Isolated {
-  const dir = mkdtempSync(join(tmpdir(), "dupin-smoke-"))
+  // One root for the binary's directory, its HOME and its TMPDIR, removed by `remove()`: what the
+  // binary leaves in its temp dir (a server's socket dir after SIGKILL) goes with it.
+  const root = mkdtempSync(join(tmpdir(), "dupin-smoke-"))
+  const [dir, home, tmp] = ["bin", "home", "tmp"].map((name) => join(root, name)) as [string, string, string]
+  for (const path of [dir, home, tmp]) mkdirSync(path, { mode: 0o700 })
   const binary = join(dir, basename(binaryPath))
   copyFileSync(resolve(binaryPath), binary)
   chmodSync(binary, 0o755)
-  const home = mkdtempSync(join(tmpdir(), "dupin-smoke-home-"))
   return {
     binary,
     dir,
-    env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: home, ...extraEnv },
+    env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: home, TMPDIR: tmp, ...extraEnv },
+    remove: () => rmSync(root, { recursive: true, force: true }),
   }
 }
 

@@ -75,4 +75,5 @@ try {
   report("version: total", version, "ms")
 } finally {
   await fake.stop()
+  iso.remove()
 }

@@ -136,4 +136,5 @@ try {
   process.exitCode = 1
 } finally {
   await fake.stop()
+  iso.remove()
 }
