@@ -69,7 +69,12 @@ describe("the line editor at the > prompt", () => {
       expect(await ask(session, `junk${CTRL.a}${CTRL.k}old text${CTRL.u}is dns ok?\r`, 2)).toEndWith(
         "is dns ok?",
       )
-      session.type(CTRL.d)
+      // Ctrl+L clears the screen; Tab after "/" lists the commands it could complete.
+      session.type("\x0c")
+      await session.waitFor("\x1b[H\x1b[2J")
+      session.type("/\t")
+      await session.waitFor("/help  /exit  /clear  /tools  /context  /show  /last  /model")
+      session.type(`${CTRL.u}${CTRL.d}`)
       expect(await session.exited()).toBe(0)
     },
     SUBPROCESS_TIMEOUT_MS,
