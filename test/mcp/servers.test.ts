@@ -165,6 +165,33 @@ describe("over HTTP", () => {
   })
 })
 
+test("an HTTP server that restarts (its sessions forgotten) is reconnected: the next call works", async () => {
+  let server = await startEverythingHttp("streamableHttp")
+  try {
+    const executor = await readyExecutor(
+      new Config({ env: {}, mcpServers: { e: { config: { url: server.url } } } }),
+    )
+    const echo = () =>
+      executor.run(
+        executor.prepare({
+          id: "x",
+          type: "function",
+          function: { name: "echo", arguments: '{"message":"x"}' },
+        }),
+        new AbortController().signal,
+      )
+    expect((await echo()).dataText()).toBe("Echo: x")
+    const port = Number(new URL(server.url).port)
+    await server.stop()
+    server = await startEverythingHttp("streamableHttp", port)
+    const again = await echo()
+    expect(again.error).toBeNull()
+    expect(again.dataText()).toBe("Echo: x")
+  } finally {
+    await server.stop()
+  }
+})
+
 test("a url without mode falls back to the legacy SSE transport", async () => {
   const sse = await startEverythingHttp("sse")
   try {

@@ -70,8 +70,8 @@ export async function callTool(
 export type HttpServer = { url: string; proc: Subprocess; stop(): Promise<void> }
 
 /** server-everything over HTTP (`streamableHttp` at /mcp, or the legacy `sse` at /sse). */
-export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promise<HttpServer> {
-  const port = await freePort()
+export async function startEverythingHttp(mode: "streamableHttp" | "sse", at?: number): Promise<HttpServer> {
+  const port = at ?? (await freePort())
   const proc = Bun.spawn([process.execPath, EVERYTHING, mode], {
     env: { PATH: process.env.PATH ?? "", PORT: String(port) },
     stdout: "ignore",

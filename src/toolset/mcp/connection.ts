@@ -6,26 +6,24 @@
  */
 import {
   type CallToolResult,
-  Client,
+  type Client,
   type Tool as McpToolDefinition,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Transport,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
 } from "@modelcontextprotocol/client"
 import type { Env } from "../../config/env.ts"
 import { AbortError, errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
-import { VERSION } from "../../version.ts"
-import type { McpServerSpec, McpTransportSpec } from "./schema.ts"
-import { BunStdioTransport } from "./stdio-transport.ts"
+import { openClient } from "./open-client.ts"
+import type { McpServerSpec } from "./schema.ts"
 
 /** Backoff between restarts of a server that died: 0.5 s doubling to 30 s. */
 const BACKOFF_FIRST_MS = 500
 const BACKOFF_MAX_MS = 30_000
 /** A connection that stayed up this long resets the backoff. */
 const STABLE_MS = 60_000
-/** The variables of dupin's environment a stdio server gets, besides its `config.env`. */
-const STDIO_PASSTHROUGH = ["PATH", "HOME", "LANG"]
 
 export type McpConnectionEvents = {
   /** The server's tool list after a `notifications/tools/list_changed`. */
@@ -84,8 +82,30 @@ export class McpConnection {
     return listed.tools
   }
 
-  /** One `tools/call`. `signal` covers the caller's abort and the tool's timeout. */
+  /**
+   * One `tools/call`. `signal` covers the caller's abort and the tool's timeout. Over HTTP, a
+   * failure of the connection itself (the server restarted and forgot the session, or is down)
+   * drops the session so the next call opens a new one; a request the server refused outright
+   * (HTTP 400/404: it never ran) is sent once more on the new session.
+   */
   async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult> {
+    try {
+      return await this.#callOnce(name, args, options)
+    } catch (error) {
+      if (options.signal.aborted || this.spec.transport.kind === "stdio" || !isConnectionFailure(error))
+        throw error
+      this.#drop()
+      if (error instanceof SdkHttpError && (error.status === 400 || error.status === 404))
+        return await this.#callOnce(name, args, options)
+      throw error
+    }
+  }
+
+  async #callOnce(
     name: string,
     args: Record<string, unknown>,
     options: { signal: AbortSignal; timeoutMs: number },
@@ -97,6 +117,13 @@ export class McpConnection {
       { signal: options.signal, timeout: options.timeoutMs + 1000 },
     )
     return result as CallToolResult
+  }
+
+  /** Forgets the current session (HTTP); the next call connects again. */
+  #drop(): void {
+    const client = this.#client
+    this.#client = undefined
+    client?.close().catch(() => undefined)
   }
 
   /** Stops the server (stdio) or ends the session (HTTP); no restart follows. */
@@ -113,7 +140,12 @@ export class McpConnection {
     if (wait > 0) await Bun.sleep(wait)
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
     try {
-      const client = await this.#open(this.spec.transport)
+      const { client, transport } = await openClient(this.spec, this.#env, {
+        onToolsChanged: (tools) => this.#events.onToolsChanged?.(tools),
+        onClose: (closed) => this.#lost(closed),
+        redact: (text) => this.redact(text),
+      })
+      this.transport = transport
       this.#client = client
       this.#connectedAt = Date.now()
       return client
@@ -121,65 +153,6 @@ export class McpConnection {
       this.#failed()
       throw error
     }
-  }
-
-  async #open(spec: McpTransportSpec): Promise<Client> {
-    if (spec.kind === "stdio") {
-      const transport = new BunStdioTransport({
-        command: spec.command,
-        args: spec.args,
-        env: this.#stdioEnv(spec.env),
-      })
-      try {
-        return await this.#start(transport, "stdio")
-      } catch (error) {
-        const tail = transport.stderrTail
-        throw new Error(`${errorMessage(error)}${tail ? ` (server stderr: ${tail.slice(-500)})` : ""}`)
-      }
-    }
-    const fetch = withHeaders(spec.headers)
-    if (spec.kind === "sse") return await this.#start(new SSEClientTransport(spec.url, { fetch }), "sse")
-    try {
-      return await this.#start(new StreamableHTTPClientTransport(spec.url, { fetch }), "streamable-http")
-    } catch (error) {
-      if (spec.kind !== "http") throw error
-      log.info("mcp server: Streamable HTTP failed, trying the legacy SSE transport", {
-        server: this.spec.name,
-        reason: this.redact(errorMessage(error)),
-      })
-      return await this.#start(new SSEClientTransport(spec.url, { fetch }), "sse")
-    }
-  }
-
-  async #start(transport: Transport, name: string): Promise<Client> {
-    const client = new Client(
-      { name: "dupin", version: VERSION },
-      {
-        versionNegotiation: { mode: "auto" },
-        listChanged: {
-          tools: {
-            onChanged: (error, tools) => {
-              if (error) {
-                log.warn("mcp server: tool list refresh failed", {
-                  server: this.spec.name,
-                  reason: this.redact(errorMessage(error)),
-                })
-              } else if (tools) this.#events.onToolsChanged?.(tools)
-            },
-          },
-        },
-      },
-    )
-    client.onclose = () => this.#lost(client)
-    try {
-      await client.connect(transport)
-    } catch (error) {
-      client.onclose = undefined
-      await client.close().catch(() => undefined)
-      throw error
-    }
-    this.transport = name
-    return client
   }
 
   /** The connection ended without `close()`: a restart is scheduled after the backoff. */
@@ -214,26 +187,13 @@ export class McpConnection {
     this.#failures += 1
     this.#retryAt = Date.now() + delay
   }
-
-  /** PATH, HOME and LANG of dupin's environment, then the server's own `env`; nothing else. */
-  #stdioEnv(own: Record<string, string>): Record<string, string> {
-    const env: Record<string, string> = {}
-    for (const name of STDIO_PASSTHROUGH) {
-      const value = this.#env[name]
-      if (value !== undefined) env[name] = value
-    }
-    return { ...env, ...own }
-  }
 }
 
-/** A fetch that adds the configured headers to every request of the transport. */
-function withHeaders(headers: Record<string, string>): typeof fetch {
-  const wrapped = (input: string | URL | Request, init?: RequestInit) => {
-    const merged = new Headers(init?.headers)
-    for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value)
-    return fetch(input, { ...init, headers: merged })
-  }
-  return wrapped as typeof fetch
+/** Not an answer from the server (a JSON-RPC error) nor a timeout: the connection itself failed. */
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof ProtocolError) return false
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return false
+  return true
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -1,0 +1,116 @@
+/**
+ * Opens one MCP client session for a server spec: the stdio transport (dupin's own, see
+ * stdio-transport.ts) or HTTP, where a `url` without `mode` tries Streamable HTTP and falls back
+ * to the legacy SSE transport. Version negotiation is automatic.
+ */
+import {
+  Client,
+  type Tool as McpToolDefinition,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client"
+import type { Env } from "../../config/env.ts"
+import { errorMessage } from "../../errors.ts"
+import { log } from "../../log.ts"
+import { VERSION } from "../../version.ts"
+import type { McpServerSpec } from "./schema.ts"
+import { BunStdioTransport } from "./stdio-transport.ts"
+
+/** The variables of dupin's environment a stdio server gets, besides its `config.env`. */
+const STDIO_PASSTHROUGH = ["PATH", "HOME", "LANG"]
+
+export type OpenHooks = {
+  onToolsChanged: (tools: McpToolDefinition[]) => void
+  /** The session ended (the server died, the stream closed). */
+  onClose: (client: Client) => void
+  redact: (text: string) => string
+}
+
+/** A connected client and the transport it uses: stdio, streamable-http or sse. */
+export async function openClient(
+  server: McpServerSpec,
+  env: Env,
+  hooks: OpenHooks,
+): Promise<{ client: Client; transport: string }> {
+  const spec = server.transport
+  const start = async (transport: Transport, name: string) => ({
+    client: await connect(server, transport, hooks),
+    transport: name,
+  })
+  if (spec.kind === "stdio") {
+    const transport = new BunStdioTransport({
+      command: spec.command,
+      args: spec.args,
+      env: stdioEnv(env, spec.env),
+    })
+    try {
+      return await start(transport, "stdio")
+    } catch (error) {
+      const tail = transport.stderrTail
+      throw new Error(`${errorMessage(error)}${tail ? ` (server stderr: ${tail.slice(-500)})` : ""}`)
+    }
+  }
+  const fetch = withHeaders(spec.headers)
+  if (spec.kind === "sse") return await start(new SSEClientTransport(spec.url, { fetch }), "sse")
+  try {
+    return await start(new StreamableHTTPClientTransport(spec.url, { fetch }), "streamable-http")
+  } catch (error) {
+    if (spec.kind !== "http") throw error
+    log.info("mcp server: Streamable HTTP failed, trying the legacy SSE transport", {
+      server: server.name,
+      reason: hooks.redact(errorMessage(error)),
+    })
+    return await start(new SSEClientTransport(spec.url, { fetch }), "sse")
+  }
+}
+
+async function connect(server: McpServerSpec, transport: Transport, hooks: OpenHooks): Promise<Client> {
+  const client = new Client(
+    { name: "dupin", version: VERSION },
+    {
+      versionNegotiation: { mode: "auto" },
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error) {
+              log.warn("mcp server: tool list refresh failed", {
+                server: server.name,
+                reason: hooks.redact(errorMessage(error)),
+              })
+            } else if (tools) hooks.onToolsChanged(tools)
+          },
+        },
+      },
+    },
+  )
+  client.onclose = () => hooks.onClose(client)
+  try {
+    await client.connect(transport)
+  } catch (error) {
+    client.onclose = undefined
+    await client.close().catch(() => undefined)
+    throw error
+  }
+  return client
+}
+
+/** PATH, HOME and LANG of dupin's environment, then the server's own `env`; nothing else. */
+function stdioEnv(env: Env, own: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of STDIO_PASSTHROUGH) {
+    const value = env[name]
+    if (value !== undefined) out[name] = value
+  }
+  return { ...out, ...own }
+}
+
+/** A fetch that adds the configured headers to every request of the transport. */
+function withHeaders(headers: Record<string, string>): typeof fetch {
+  const wrapped = (input: string | URL | Request, init?: RequestInit) => {
+    const merged = new Headers(init?.headers)
+    for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value)
+    return fetch(input, { ...init, headers: merged })
+  }
+  return wrapped as typeof fetch
+}
