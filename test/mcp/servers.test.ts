@@ -249,7 +249,7 @@ test("the CLI: dupin ask calls a stdio server's tool and exits leaving no server
     .stdout.toString()
     .trim()
   expect(left).toBe("")
-})
+}, 30_000)
 
 test("library: requires_approval: true asks the approval callback; a refusal does not run the tool", async () => {
   const config = new Config({
@@ -303,4 +303,5 @@ test.skipIf(Bun.which("bwrap") === null || process.platform !== "linux")(
     expect(tools.join("\n")).toContain("readable notes")
     expect(tools.join("\n")).not.toContain("marker-7c1e")
   },
+  30_000,
 )
