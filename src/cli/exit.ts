@@ -11,7 +11,17 @@ export const EXIT = { ok: 0, runtime: 1, usage: 2, interrupted: 130 } as const
  */
 export function describeFailure(error: unknown): { code: number; line: string } {
   const message = oneLine(errorMessage(error))
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof RequestError) {
+  // A config with several errors lists them one per line, each naming file, key and form.
+  if (error instanceof ConfigError) {
+    const lines = errorMessage(error)
+      .split("\n")
+      .filter((line) => line.trim())
+    return {
+      code: EXIT.usage,
+      line: (lines.length > 0 ? lines : [""]).map((l) => `dupin: ${oneLine(l)}`).join("\n"),
+    }
+  }
+  if (error instanceof UsageError || error instanceof RequestError) {
     return { code: EXIT.usage, line: `dupin: ${message}` }
   }
   if (error instanceof AbortError) return { code: EXIT.interrupted, line: "dupin: interrupted" }
