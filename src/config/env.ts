@@ -1,6 +1,7 @@
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "../context/limits.ts"
 import { ConfigError } from "../errors.ts"
 import type { LogLevel } from "../log.ts"
+import { booleanForm } from "./booleans.ts"
 import { isPromptSection, type PromptSection } from "./prompt-sections.ts"
 
 export type Env = Record<string, string | undefined>
@@ -10,13 +11,9 @@ export function processEnv(): Env {
   return process.env
 }
 
-const TRUE = new Set(["1", "true", "yes", "on"])
-const FALSE = new Set(["0", "false", "no", "off"])
-
 export function parseBoolean(value: string, name: string): boolean {
-  const v = value.trim().toLowerCase()
-  if (TRUE.has(v)) return true
-  if (FALSE.has(v)) return false
+  const form = booleanForm(value)
+  if (form !== undefined) return form
   throw new ConfigError(`${name} must be one of 1/0/true/false/yes/no/on/off, not "${value}".`, name)
 }
 

@@ -1,30 +1,46 @@
-import type { TSchema } from "@sinclair/typebox"
+import { Kind, type TSchema } from "@sinclair/typebox"
 import type { TypeCheck } from "@sinclair/typebox/compiler"
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/value"
 import { ConfigError } from "../errors.ts"
+import { BOOLEAN_FORMS, normalizeBooleans } from "./booleans.ts"
 
 /** Where a value came from, for messages: `file: base.key.path: expected ...`. */
 export type Origin = { file?: string | undefined; base?: string | undefined }
 
+/** Errors listed in one ConfigError; the rest are counted ("and 3 more"). */
+export const MAX_REPORTED_ERRORS = 20
+
 /**
  * Checks a value read from an operator's file against its compiled TypeBox schema and throws a
- * ConfigError naming the file, the key path and the expected form. The config file, toolset files
- * and `toolsets:` overrides all report through here, so their messages read alike. A schema may
- * carry `expected` (e.g. "a positive integer") to say the form in the operator's words.
+ * ConfigError listing every problem (one line each, up to MAX_REPORTED_ERRORS) with the file, the
+ * key path and the expected form. The config file, toolset files and `toolsets:` overrides all
+ * report through here, so their messages read alike. A schema may carry `expected` (e.g. "a
+ * positive integer") to say the form in the operator's words.
+ *
+ * Booleans are normalised first, in place (CONTRACT §3: `yes/no/on/off/1/0/true/false` in any
+ * case), so pass a value this load owns (freshly parsed YAML, or a copy).
  */
 export function assertValid<T extends TSchema>(
   check: TypeCheck<T>,
   value: unknown,
   origin: Origin,
 ): asserts value is T["static"] {
+  normalizeBooleans(check.Schema(), value, check.References())
   if (check.Check(value)) return
-  const error = check.Errors(value).First()
-  if (!error) return
   const at = origin.file ? `${origin.file}: ` : ""
-  throw new ConfigError(
-    `${at}${describeValueError(error, value, origin.base)}`,
-    origin.file ?? origin.base ?? "",
-  )
+  const lines = new Map<string, string>()
+  let more = 0
+  for (const error of check.Errors(value)) {
+    const keyPath = keyPathOf(value, error.path, origin.base)
+    if (lines.has(keyPath)) continue
+    if (lines.size < MAX_REPORTED_ERRORS)
+      lines.set(keyPath, `${at}${describeValueError(error, value, origin.base)}`)
+    else more++
+  }
+  if (lines.size === 0) return
+  const report = [...lines.values()]
+  if (more > 0) report.push(`and ${more} more error${more === 1 ? "" : "s"}`)
+  throw new ConfigError(report.join("\n"), origin.file ?? origin.base ?? "")
 }
 
 /** One error as `key.path: expected ...`, with unknown keys called out by name. */
@@ -40,11 +56,26 @@ export function describeValueError(error: ValueError, root: unknown, base?: stri
     const where = keyPath.includes(".") || base ? keyPath : `(top level).${keyPath}`
     return `${where}: unknown key. Allowed keys here: ${allowed.join(", ")}.`
   }
+  if (
+    error.type === ValueErrorType.Boolean ||
+    (error.type === ValueErrorType.Union && takesBoolean(error.schema))
+  ) {
+    return `${keyPath}: expected a boolean (${BOOLEAN_FORMS})`
+  }
   if (expected) {
     const required = error.type === ValueErrorType.ObjectRequiredProperty ? "required, " : ""
     return `${keyPath}: ${required}expected ${expected}`
   }
   return `${keyPath}: ${error.message.toLowerCase()} (got ${JSON.stringify(error.value) ?? "nothing"}).`
+}
+
+/** A union of a boolean and null (`supports_vision`): its error is the boolean's. */
+function takesBoolean(schema: TSchema): boolean {
+  const members = (schema as { anyOf?: TSchema[] }).anyOf ?? []
+  return (
+    members.some((m) => m[Kind] === "Boolean") &&
+    members.every((m) => m[Kind] === "Boolean" || m[Kind] === "Null")
+  )
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs"
 import { parse as parseYaml } from "yaml"
+import { booleanForm } from "../config/booleans.ts"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { assertKnownFormats } from "../tool/formats.ts"
@@ -14,7 +15,7 @@ import { builtinToolsetDefinitions } from "./builtin/index.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
 import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "./loader.ts"
 import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
-import { applyOverride, isOverride, parseOverride } from "./override.ts"
+import { applyOverride, isOverride, overrideOf, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
 
 export type ToolsetSources = {
@@ -38,7 +39,7 @@ export function assembleToolsets(
   factories: readonly ToolsetFactory[] = CODE_TOOLSETS,
 ): Toolset[] {
   const configFileName = sources.configFileName ?? "config"
-  const config = expandToolsetConfig(sources.config, sources.context.env)
+  const config = expandToolsetConfig(sources.config, sources.context.env, configFileName)
   const files = sources.customFiles.map((path) => ({ path, text: readToolsetFile(path) }))
   const custom = files.flatMap((file) => parseToolsetFile(file.text, file.path))
   const builtin = builtinToolsetDefinitions()
@@ -65,9 +66,8 @@ export function assembleToolsets(
   for (const factory of [...factories, ...mcp]) {
     const layers: ToolsetSettings[] = []
     if (factory.name in config) {
-      layers.push(
-        parseOverride(config[factory.name], { file: configFileName, base: `toolsets.${factory.name}` }),
-      )
+      const origin = { file: configFileName, base: `toolsets.${factory.name}` }
+      layers.push(parseOverride(config[factory.name], origin, factory.configSchema))
     }
     for (const definition of custom.filter((d) => d.name === factory.name)) {
       if (!isOverride(definition)) {
@@ -76,13 +76,13 @@ export function assembleToolsets(
           definition.fileName,
         )
       }
-      layers.push(definition)
+      layers.push(overrideOf(definition, factory.configSchema))
     }
     const flag = sources.flags?.[factory.name]
     if (flag) layers.push(flag)
     const toolset = factory.create(layers.reduce(applyOverride, {}), sources.context)
-    // The registered schema is the one the toolset's config is checked against (a mismatch marks
-    // it failed with the key path), whether or not the factory listed it itself.
+    // The registered schema is the one the toolset's config was checked against above (a typo is a
+    // config error naming file and key path); the toolset keeps it for its own checks.
     if (!toolset.configClasses.includes(factory.configSchema))
       toolset.configClasses.push(factory.configSchema)
     toolsets.push(toolset)
@@ -128,12 +128,17 @@ function readToolsetFile(path: string): string {
  * `{{ env.NAME }}` in toolset settings (tokens in headers, URLs). A toolset switched off is left
  * alone, so a variable it would need does not have to exist.
  */
-function expandToolsetConfig(config: Record<string, unknown>, env: Env): Record<string, unknown> {
+function expandToolsetConfig(
+  config: Record<string, unknown>,
+  env: Env,
+  fileName: string,
+): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(config).map(([name, entry]) => {
-      const off =
-        typeof entry === "object" && entry !== null && (entry as { enabled?: unknown }).enabled === false
-      return [name, off ? entry : expandEnvDeep(entry, env, `toolsets.${name}`)]
+      const enabled =
+        typeof entry === "object" && entry !== null ? (entry as { enabled?: unknown }).enabled : true
+      const off = enabled === false || booleanForm(enabled) === false
+      return [name, off ? entry : expandEnvDeep(entry, env, `${fileName}: toolsets.${name}`)]
     }),
   )
 }

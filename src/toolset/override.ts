@@ -2,8 +2,8 @@
  * The override merge every toolset kind shares: a source that names a known toolset with only
  * `enabled` and `config` adjusts it; the later source wins key by key.
  */
-import { Type } from "@sinclair/typebox"
-import { TypeCompiler } from "@sinclair/typebox/compiler"
+import { type TSchema, Type } from "@sinclair/typebox"
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
 import { assertValid, type Origin } from "../config/validate.ts"
 import type { ToolsetSettings } from "./kind.ts"
 import type { ToolsetDefinition } from "./schema.ts"
@@ -21,11 +21,46 @@ export const ToolsetOverrideSchema = Type.Object(
 
 const checkOverride = TypeCompiler.Compile(ToolsetOverrideSchema)
 
-/** Validates a raw `toolsets.<name>` entry of a toolset built in code. */
-export function parseOverride(value: unknown, origin: Origin): ToolsetSettings {
+/**
+ * Validates a raw `toolsets.<name>` entry of a toolset built in code, and its `config` against
+ * the toolset's config schema when given: an unknown key or a wrong type there is a config error
+ * naming the file and `toolsets.<name>.config.<key>`, like every other typo, not a toolset that
+ * silently ends `failed`. An entry that switches the toolset off is left alone, as its
+ * `{{ env.X }}` are (they need not be set).
+ */
+export function parseOverride(value: unknown, origin: Origin, configSchema?: TSchema): ToolsetSettings {
   if (value === undefined || value === null) return {}
   assertValid(checkOverride, value, origin)
+  if (configSchema && value.config !== undefined && value.enabled !== false) {
+    const config = structuredClone(value.config)
+    assertValid(compiled(configSchema), config, { ...origin, base: `${origin.base ?? "toolsets"}.config` })
+    return { ...value, config }
+  }
   return value
+}
+
+/** The `enabled`/`config` of an override-only entry of a toolset file, checked like the config file's. */
+export function overrideOf(definition: ToolsetDefinition, configSchema?: TSchema): ToolsetSettings {
+  const entry = {
+    ...(definition.enabled !== undefined ? { enabled: definition.enabled } : {}),
+    ...(definition.config !== undefined ? { config: definition.config } : {}),
+  }
+  return parseOverride(
+    entry,
+    { file: definition.fileName, base: `toolsets.${definition.name}` },
+    configSchema,
+  )
+}
+
+const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
+
+function compiled(schema: TSchema): TypeCheck<TSchema> {
+  let check = checks.get(schema)
+  if (!check) {
+    check = TypeCompiler.Compile(schema)
+    checks.set(schema, check)
+  }
+  return check
 }
 
 /** Whether a parsed entry only adjusts a toolset defined elsewhere. */

@@ -29,7 +29,7 @@ function recording(): { factory: ToolsetFactory; seen: ToolsetSettings[] } {
   const seen: ToolsetSettings[] = []
   const factory: ToolsetFactory = {
     name: "demo/code",
-    configSchema: Type.Object({ url: Type.Optional(Type.String()) }),
+    configSchema: Type.Object({ url: Type.Optional(Type.String()) }, { additionalProperties: false }),
     create(settings) {
       seen.push(settings)
       return new Toolset({
@@ -61,25 +61,30 @@ describe("assembleToolsets", () => {
     expect(toolsets.some((t) => t.name === "kubernetes/core")).toBe(true)
   })
 
-  test("the registered schema checks the toolset's config: a mismatch marks it failed", async () => {
+  test("the registered schema checks the toolset's config at load: a typo or a wrong type is a config error", () => {
     const { factory } = recording()
-    const [toolset] = assembleToolsets(
-      sources({ config: { "demo/code": { enabled: true, config: { url: 42 } } } }),
-      [factory],
-    ).slice(-1)
-    await toolset!.checkPrerequisites({ timeoutSeconds: 5, env: {}, signal: new AbortController().signal })
-    expect(toolset!.status).toBe("failed")
-    expect(toolset!.error).toContain("/url")
+    const load = (config: Record<string, unknown>) => () =>
+      assembleToolsets(sources({ config: { "demo/code": config }, configFileName: "dupin.yaml" }), [factory])
+    expect(load({ enabled: true, config: { url: 42 } })).toThrow(
+      "dupin.yaml: toolsets.demo/code.config.url: expected string",
+    )
+    expect(load({ config: { ulr: "http://x" } })).toThrow(
+      "dupin.yaml: toolsets.demo/code.config.ulr: unknown key",
+    )
+    // Switched off: left alone, as its {{ env.X }} are.
+    expect(load({ enabled: false, config: { ulr: "http://x" } })).not.toThrow()
   })
 
   test("overrides of a code toolset are checked like the config file, with file and key path", () => {
     const { factory } = recording()
     expect(() =>
       assembleToolsets(
-        sources({ config: { "demo/code": { enabled: "yes" } }, configFileName: "dupin.yaml" }),
+        sources({ config: { "demo/code": { enabled: "sometimes" } }, configFileName: "dupin.yaml" }),
         [factory],
       ),
-    ).toThrow("dupin.yaml: toolsets.demo/code.enabled: expected boolean")
+    ).toThrow(
+      "dupin.yaml: toolsets.demo/code.enabled: expected a boolean (true/false, yes/no, on/off or 1/0)",
+    )
     const redefined = file(
       'toolsets:\n  demo/code:\n    description: mine\n    tools: [{ name: t, description: d, command: "true" }]\n',
     )

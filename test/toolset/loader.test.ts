@@ -155,9 +155,9 @@ describe("parseToolsetFile", () => {
     [
       "bad allow_leading_dash",
       withTool(
-        '{ name: c, description: d, command: "true", parameters: { p: { allow_leading_dash: "yes" } } }',
+        '{ name: c, description: d, command: "true", parameters: { p: { allow_leading_dash: "always" } } }',
       ),
-      "toolsets.yaml: toolsets.linux/host.tools[2].parameters.p.allow_leading_dash: expected true or false",
+      "toolsets.yaml: toolsets.linux/host.tools[2].parameters.p.allow_leading_dash: expected a boolean (true/false, yes/no, on/off or 1/0)",
     ],
     [
       "unknown toolset key",
@@ -167,7 +167,7 @@ describe("parseToolsetFile", () => {
     [
       "enabled not a boolean",
       "toolsets:\n  t:\n    enabled: maybe\n",
-      "toolsets.yaml: toolsets.t.enabled: expected true or false",
+      "toolsets.yaml: toolsets.t.enabled: expected a boolean (true/false, yes/no, on/off or 1/0)",
     ],
     [
       "tools not a list",
@@ -259,8 +259,8 @@ describe("mergeToolsetSources", () => {
       }),
     ).toThrow('dupin.yaml: toolsets.kubernetes/typo: unknown toolset "kubernetes/typo"')
     expect(() =>
-      mergeToolsetSources({ builtin, config: { "demo/core": { enabled: "yes" } }, custom: [] }),
-    ).toThrow("config: toolsets.demo/core.enabled: expected true or false")
+      mergeToolsetSources({ builtin, config: { "demo/core": { enabled: "sometimes" } }, custom: [] }),
+    ).toThrow("config: toolsets.demo/core.enabled: expected a boolean (true/false, yes/no, on/off or 1/0)")
   })
 
   test("tool names must be unique across toolsets", () => {
