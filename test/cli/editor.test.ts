@@ -99,6 +99,15 @@ describe("History", () => {
   })
 })
 
+test("two sessions open at once both keep their questions", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "dupin-hist-")), "history")
+  const one = new History(path)
+  const two = new History(path)
+  one.add("from the first terminal")
+  two.add("from the second terminal")
+  expect(new History(path).entries).toEqual(["from the first terminal", "from the second terminal"])
+})
+
 describe("Renderer", () => {
   test("a redraw goes back to the first row of a wrapped line and the cursor lands on the edit point", () => {
     let out = ""

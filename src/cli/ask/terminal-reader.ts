@@ -12,12 +12,15 @@ export type TerminalReaderOptions = {
 
 /**
  * The reader for a terminal stdin: the line editor, or plain cooked-mode lines when the terminal
- * cannot take escape sequences (`TERM` unset or `dumb`, as in Emacs shells) or has no raw mode.
+ * cannot take escape sequences (`TERM` unset or `dumb`, as in Emacs shells), has no raw mode, or
+ * when stderr (where prompts go) is not the terminal.
  */
 export function terminalReader(options: TerminalReaderOptions): LineReader {
   const term = options.env.TERM?.trim()
   const stdin = process.stdin
-  if (!term || term === "dumb" || typeof stdin.setRawMode !== "function") {
+  // The editor draws on stderr: with stderr redirected there is nothing to draw on.
+  const drawable = process.stderr.isTTY === true && typeof stdin.setRawMode === "function"
+  if (!term || term === "dumb" || !drawable) {
     return new PlainLineReader(stdin, options.write)
   }
   return new LineEditor({

@@ -51,6 +51,7 @@ export class LineEditor implements LineReader {
   readonly #queued: string[] = []
   #active: Active | undefined
   #closed = false
+  #raw = false
   #escTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(options: EditorOptions) {
@@ -62,7 +63,10 @@ export class LineEditor implements LineReader {
       this.#closed = true
       this.#finish(null)
     })
-    process.on("exit", () => this.#rawMode(false))
+    // Ended from inside a read (a second Ctrl+C exits): the shell gets its terminal back as it was.
+    process.on("exit", () => {
+      if (this.#raw) this.#rawMode(false)
+    })
   }
 
   read(prompt: string, options: ReadOptions = {}): Promise<string | null> {
@@ -226,6 +230,7 @@ export class LineEditor implements LineReader {
     const input = this.#options.input
     if (!input.setRawMode) return
     try {
+      this.#raw = on
       input.setRawMode(on)
       this.#options.write(on ? BRACKETED_PASTE_ON : BRACKETED_PASTE_OFF)
     } catch {

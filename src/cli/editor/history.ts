@@ -40,7 +40,12 @@ export class History {
     if (!entry || entry.length > MAX_ENTRY_CHARS || looksSecret(entry)) return false
     if (this.#entries.at(-1) !== entry) this.#entries.push(entry)
     if (this.#entries.length > HISTORY_MAX_ENTRIES) this.#entries = this.#entries.slice(-HISTORY_MAX_ENTRIES)
-    if (this.#path) save(this.#path, this.#entries)
+    if (this.#path) {
+      // Merged with the file as it is now, so two sessions open at once both keep their questions.
+      const onDisk = load(this.#path)
+      if (onDisk.at(-1) !== entry) onDisk.push(entry)
+      save(this.#path, onDisk.slice(-HISTORY_MAX_ENTRIES))
+    }
     return true
   }
 
