@@ -56,7 +56,7 @@ describe("an interactive start that orients", () => {
     tools:
       - name: print_log
         description: Print a long log
-        command: "seq 1 300"
+        command: "seq 1 300; printf 'evil\\\\033]0;owned\\\\007end'"
 `,
       )
       fake.script({ toolCalls: [{ name: "print_log", arguments: {} }] }, { content: "Looked at the log." })
@@ -82,6 +82,9 @@ describe("an interactive start that orients", () => {
       const shown = await s.waitFor(PROMPT)
       expect(shown).toContain("paged: # 1: print_log")
       expect(shown).toContain("paged: 300")
+      // An escape sequence in a tool's output reaches the terminal as text, not as a sequence.
+      expect(shown).toContain("paged: evil]0;ownedend")
+      expect(shown).not.toContain("\x1b]0;owned")
       s.type("/last\r")
       expect(await s.waitFor(PROMPT)).toContain("paged: 299")
       s.type("/show\r")

@@ -1,7 +1,8 @@
 import type { Env } from "../../config/env.ts"
+import { terminalSafe } from "../output.ts"
 
-/** less: quit when it fits on one screen, keep colours, leave the text on screen afterwards. */
-const DEFAULT_PAGER = "less -FRX"
+/** less: quit when it fits on one screen, leave the text on screen afterwards. */
+const DEFAULT_PAGER = "less -FX"
 
 /**
  * Shows `text` through `$PAGER` (or less) when stdout is a terminal, else writes it plain. The
@@ -26,7 +27,9 @@ export async function page(
       env: options.env,
     })
     try {
-      proc.stdin.write(text)
+      // Tool output may carry escape sequences (a hostile log line): a pager like cat or sed
+      // passes them to the terminal, so they go the way everything else printed does.
+      proc.stdin.write(terminalSafe(text))
       await proc.stdin.end()
     } catch {
       // The pager quit before reading everything (q pressed): that is the user's choice.
