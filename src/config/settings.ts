@@ -148,7 +148,11 @@ function keyName(file: string | undefined, key: string): string {
   return file ? `${file}: server.${key}` : `server.${key}`
 }
 
-/** A value with `{{ env.X }}` expanded on each read (errors name `where` and X). */
+/** A value with `{{ env.X }}` expanded at its first read (errors name `where` and X), then kept. */
 function lazySecret(raw: string | null | undefined, env: Env, where: string): () => string | undefined {
-  return () => (raw ? expandEnv(raw, env, where) || undefined : undefined)
+  let value: { v: string | undefined } | undefined
+  return () => {
+    value ??= { v: raw ? expandEnv(raw, env, where) || undefined : undefined }
+    return value.v
+  }
 }

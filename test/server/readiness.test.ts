@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from "../../src/server/server.ts"
 import { type ServerProcess, startServerProcess } from "../bench/support/processes.ts"
 import { writeServeConfig } from "../bench/support/server-config.ts"
 import { startFakeProvider } from "../support/fake-provider.ts"
+import { waitFor } from "../support/wait.ts"
 
 const PATH = process.env.PATH ?? "/usr/bin:/bin"
 // A toolset-free config keeps each start fast: readiness here is about models.
@@ -106,8 +107,10 @@ describe("readiness judges the models from config", () => {
       "model: anthropic/claude-sonnet-4-5\ntoolsets:\n  kubernetes/core: { enabled: false }\n",
     )
     proc = await startServerProcess(["bun", "src/main.ts", "serve", "--config", config, "--port", "0"])
-    const warning = proc.log.find(
-      (line) => line.includes('"level":"WARN"') && line.includes("ANTHROPIC_API_KEY"),
+    const started = proc
+    const warning = await waitFor(
+      () => started.log.find((line) => line.includes('"level":"WARN"') && line.includes("ANTHROPIC_API_KEY")),
+      { what: "the start-up warning naming ANTHROPIC_API_KEY" },
     )
     expect(warning).toContain("model anthropic/claude-sonnet-4-5 cannot be called")
     expect((await fetch(`${proc.url}/readyz`)).status).toBe(503)
