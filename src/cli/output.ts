@@ -30,6 +30,20 @@ export function writeStderr(text: string): void {
   process.stderr.write(terminalSafe(text))
 }
 
+/**
+ * Writes dupin's own styling and cursor moves. Every untrusted part of `text` (model text, tool
+ * output, arguments) must have gone through `terminalSafe` first.
+ */
+export function writeStderrRaw(text: string): void {
+  process.stderr.write(text)
+}
+
+/** stdout's counterpart of `writeStderrRaw`: the streamed and the rendered answer. */
+export function writeStdoutRaw(text: string): Promise<void> {
+  // process.stdout keeps the order of the streamed pieces; resolves once this one is written.
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()))
+}
+
 /** A fixed-width table for humans; scripts use --json. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))

@@ -36,7 +36,7 @@ describe("tools that need approval, without a terminal", () => {
       expect(body.tool_calls[0].result).toMatchObject({ status: "success", data: "restarted nginx\n" })
       expect(toolResultSeenByModel()).toContain("restarted nginx")
       expect(result.stderr).toContain("▸ restart_service(service=nginx)")
-      expect(result.stderr).toMatch(/✓ restart_service \d/)
+      expect(result.stderr).toMatch(/✓ restart_service\(service=nginx\) \d/)
     },
     SUBPROCESS_TIMEOUT_MS,
   )

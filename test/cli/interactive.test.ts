@@ -50,9 +50,9 @@ describe("interactive ask on a terminal", () => {
       session.type("use a reload instead\n")
       const answer = await session.waitFor("\n> ")
       expect(answer).toContain("Restarted **nginx**; web was left alone.")
-      expect(answer).toMatch(/✓ restart_service \d+\.\ds/)
+      expect(answer).toMatch(/✓ restart_service\(service=nginx\) \d+\.\ds/)
       expect(answer).toMatch(
-        /✗ restart_service \d+\.\ds Tool execution was denied by the user\. User feedback: use a reload instead/,
+        /✗ restart_service\(service=web\) \d+\.\ds Tool execution was denied by the user\. User feedback: use a reload instead/,
       )
 
       const results = toolMessages(1)

@@ -50,8 +50,12 @@ export type FakeStep = {
   chunks?: string[]
   /** Pause before each streamed content chunk (a model writing slowly). */
   chunkDelayMs?: number
-  /** Streams this many content chunks, then holds the connection until the client aborts. */
+  /**
+   * Streams this many content chunks, then holds the connection until the client aborts (or, with
+   * `resumeWhen`, until that settles, then streams the rest).
+   */
   hangAfterChunks?: number
+  resumeWhen?: Promise<unknown>
 }
 
 export type FakeStepInput = FakeStep | ((request: RecordedRequest) => FakeStep | Promise<FakeStep>)
@@ -243,10 +247,13 @@ function streamedResponse(
         if (typeof message.reasoning_content === "string")
           send(chunk({ reasoning_content: message.reasoning_content }))
         for (const [n, piece] of pieces.entries()) {
-          if (step.hangAfterChunks !== undefined && n >= step.hangAfterChunks) {
-            await sleep(Number.POSITIVE_INFINITY, signal)
-            controller.close()
-            return
+          if (step.hangAfterChunks !== undefined && n === step.hangAfterChunks) {
+            if (!step.resumeWhen) {
+              await sleep(Number.POSITIVE_INFINITY, signal)
+              controller.close()
+              return
+            }
+            await Promise.race([step.resumeWhen, sleep(Number.POSITIVE_INFINITY, signal)])
           }
           if (step.chunkDelayMs) await sleep(step.chunkDelayMs, signal)
           if (signal.aborted) return controller.close()

@@ -9,6 +9,8 @@ export type AskOptions = {
   json: boolean
   yes: boolean
   noInteractive: boolean
+  /** `--no-color`: raw markdown and no colour, as with NO_COLOR. */
+  noColor: boolean
   maxSteps: number | undefined
   toolsetFiles: string[]
   bash: boolean
@@ -33,6 +35,7 @@ export function askOptions(args: ParsedArgs): AskOptions {
     json: flag(args, "json"),
     yes: flag(args, "yes"),
     noInteractive: flag(args, "no-interactive"),
+    noColor: flag(args, "no-color"),
     maxSteps: intOption(args, "max-steps", 1, 10_000),
     toolsetFiles: listOption(args, "toolset-file"),
     bash: flag(args, "bash"),

@@ -3,9 +3,11 @@ import type { Config } from "../../config/config.ts"
 import { processEnv } from "../../config/env.ts"
 import { AbortError, errorMessage, ModelError } from "../../errors.ts"
 import { TokenCounter } from "../../llm/tokens.ts"
+import { setLogSink, setReadableLogs } from "../../log.ts"
 import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
+import { AnswerView } from "../ask/answer-view.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
 import { banner, unavailableNotice } from "../ask/banner.ts"
 import { Interrupts } from "../ask/interrupts.ts"
@@ -19,7 +21,9 @@ import { terminalReader } from "../ask/terminal-reader.ts"
 import { ToolOutputs } from "../ask/tool-outputs.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
 import { describeFailure, EXIT } from "../exit.ts"
-import { writeStderr, writeStdout } from "../output.ts"
+import { writeStderr, writeStderrRaw, writeStdout, writeStdoutRaw } from "../output.ts"
+import { style } from "../render/style.ts"
+import { terminalFacts } from "../render/terminal.ts"
 
 /** `dupin ask`: one question (and, on a terminal, follow-ups). */
 export async function askCommand(args: ParsedArgs): Promise<number> {
@@ -37,6 +41,23 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     throw new UsageError('give a question: dupin ask "QUESTION"')
 
   applyLogLevel("WARN")
+  const env = processEnv()
+  const seen = terminalFacts({
+    env,
+    noColor: options.noColor,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  })
+  // --json: stdout carries the body alone, never a streamed or rendered answer.
+  const facts = options.json ? { ...seen, render: false, streamAnswer: false } : seen
+  const answer = new AnswerView({ facts, style: style(facts.render), write: writeStdoutRaw })
+  const progress = new Progress({ write: writeStderrRaw, facts, answer })
+  // A person reads stderr: warnings (retries, an unknown model) are one dim line above the
+  // progress, not JSON. SVC_LOG_LEVEL or a redirected stderr keeps the JSON logs.
+  if (facts.live && !env.SVC_LOG_LEVEL?.trim()) {
+    setReadableLogs(true)
+    setLogSink((line) => progress.note(line))
+  }
   const config = loadCliConfig({
     configPath: options.configPath,
     model: options.model,
@@ -62,7 +83,6 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   })
   interrupts.install()
   const stdin = terminal ? undefined : await readPipedStdin()
-  const env = processEnv()
   const reader = terminal
     ? terminalReader({
         env,
@@ -72,7 +92,6 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
       })
     : undefined
   const outputs = new ToolOutputs()
-  const progress = new Progress({ write: writeStderr })
   const approval = options.yes
     ? approveAll
     : reader
@@ -88,16 +107,22 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   })
   const run = async (question: string) => {
     const controller = interrupts.begin()
+    progress.begin()
     try {
       return await session.ask(question, controller.signal)
+    } catch (error) {
+      answer.abandon()
+      throw error
     } finally {
+      progress.end()
       interrupts.end()
     }
   }
 
   if (!interactive || !reader) {
     const body = await run(options.question ?? "")
-    await writeStdout(options.json ? JSON.stringify(body, null, 2) : (body.analysis ?? ""))
+    if (options.json) await writeStdout(JSON.stringify(body, null, 2))
+    else await answer.finish(body.analysis ?? "")
     return EXIT.ok
   }
 
@@ -106,9 +131,9 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   writeStderr(banner(model, executor.toolsets))
   const turn = async (question: string) => {
     const notice = unavailableNotice(question, executor.toolsets)
-    if (notice) writeStderr(dim(notice))
+    if (notice) progress.note(notice.replace(/\n$/, ""))
     try {
-      await writeStdout((await run(question)).analysis ?? "")
+      await answer.finish((await run(question)).analysis ?? "")
     } catch (error) {
       if (error instanceof AbortError) writeStderr("Stopped.\n")
       else if (error instanceof ModelError) writeStderr(`${describeFailure(error).line}\n`)
@@ -154,9 +179,4 @@ function engineFor(config: Config, model: ReturnType<Config["createModel"]>): To
     maxSteps: config.maxSteps,
     context: config.context,
   })
-}
-
-/** A side remark: dim on a colour terminal (NO_COLOR turns it off). */
-function dim(text: string): string {
-  return processEnv().NO_COLOR ? text : `\x1b[2m${text.replace(/\n$/, "")}\x1b[22m\n`
 }
