@@ -28,17 +28,18 @@ export function assertValid<T extends TSchema>(
   normalizeBooleans(check.Schema(), value, check.References())
   if (check.Check(value)) return
   const at = origin.file ? `${origin.file}: ` : ""
-  const lines = new Map<string, string>()
-  let more = 0
+  // One line per key path: TypeBox may report a path twice (a missing key: "required" and its type).
+  const seen = new Set<string>()
+  const report: string[] = []
   for (const error of check.Errors(value)) {
     const keyPath = keyPathOf(value, error.path, origin.base)
-    if (lines.has(keyPath)) continue
-    if (lines.size < MAX_REPORTED_ERRORS)
-      lines.set(keyPath, `${at}${describeValueError(error, value, origin.base)}`)
-    else more++
+    if (seen.has(keyPath)) continue
+    seen.add(keyPath)
+    if (report.length < MAX_REPORTED_ERRORS)
+      report.push(`${at}${describeValueError(error, value, origin.base)}`)
   }
-  if (lines.size === 0) return
-  const report = [...lines.values()]
+  if (report.length === 0) return
+  const more = seen.size - report.length
   if (more > 0) report.push(`and ${more} more error${more === 1 ? "" : "s"}`)
   throw new ConfigError(report.join("\n"), origin.file ?? origin.base ?? "")
 }

@@ -131,6 +131,12 @@ describe("a config with several errors reports them all", () => {
     expect(lines[0]).toMatch(/dupin\.yaml: limits\.typo_0: unknown key/)
     expect(lines[19]).toMatch(/limits\.typo_19: unknown key/)
     expect(lines[20]).toBe("and 5 more errors")
+    // A missing key is one error, though TypeBox reports it twice ("required" and its type).
+    const entries = Array.from({ length: 22 }, (_, i) => `  m${i}: { temperature: 0 }`).join("\n")
+    const missing = failure(() => load(`modelList:\n${entries}\n`)).split("\n")
+    expect(missing).toHaveLength(21)
+    expect(missing[0]).toMatch(/modelList\.m0\.model: /)
+    expect(missing[20]).toBe("and 2 more errors")
   })
 
   test(
