@@ -63,6 +63,8 @@ export function describeValueError(error: ValueError, root: unknown, base?: stri
   ) {
     return `${keyPath}: expected a boolean (${BOOLEAN_FORMS})`
   }
+  if (!expected && error.type === ValueErrorType.ObjectRequiredProperty)
+    return `${keyPath}: required, but missing`
   if (expected) {
     const required = error.type === ValueErrorType.ObjectRequiredProperty ? "required, " : ""
     return `${keyPath}: ${required}expected ${expected}`

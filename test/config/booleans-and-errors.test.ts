@@ -135,7 +135,7 @@ describe("a config with several errors reports them all", () => {
     const entries = Array.from({ length: 22 }, (_, i) => `  m${i}: { temperature: 0 }`).join("\n")
     const missing = failure(() => load(`modelList:\n${entries}\n`)).split("\n")
     expect(missing).toHaveLength(21)
-    expect(missing[0]).toMatch(/modelList\.m0\.model: /)
+    expect(missing[0]).toMatch(/dupin\.yaml: modelList\.m0\.model: required, but missing$/)
     expect(missing[20]).toBe("and 2 more errors")
   })
 
