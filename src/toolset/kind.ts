@@ -27,7 +27,7 @@ export type ToolsetContext = {
 export type ToolsetFactory = {
   /** The toolset's name and its key under `toolsets:`. */
   name: string
-  /** `toolsets.<name>.config`; a toolset whose config does not match reports itself failed. */
+  /** `toolsets.<name>.config`, checked at load: a typo or a wrong type is a config error naming file and key. */
   configSchema: TSchema
   create(settings: ToolsetSettings, context: ToolsetContext): Toolset
 }
