@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { McpToolset, runningChildren, stopMcpServers } from "../../src/toolset/mcp/index.ts"
+import { MAX_MESSAGE_BYTES } from "../../src/toolset/mcp/stdio-transport.ts"
 import { startHarness } from "../server/harness.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
@@ -255,3 +256,13 @@ test("a secret of the server's env or headers never shows in its failure reason 
   expect(leaky?.error).toContain("starting with token [REDACTED]")
   expect(leaky?.error).not.toContain("ghp_leaky_secret_123")
 })
+
+test("a message past the stdio read cap ends the connection instead of growing memory; the next call works", async () => {
+  const dir = tempDir()
+  const executor = await readyExecutor(mcpConfig({ fault: faultServer(dir) }))
+  const result = await callTool(executor, "flood", { bytes: MAX_MESSAGE_BYTES + 1024 })
+  expect(result.status as string).toBe("error")
+  expect(result.error).toContain("MCP server fault")
+  await waitFor(() => starts(dir).length === 2, { what: "the restart" })
+  expect((await callTool(executor, "echo", { message: "after" })).status as string).toBe("success")
+}, 30_000)
