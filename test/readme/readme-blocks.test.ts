@@ -5,6 +5,8 @@
 //   <!-- continues: previous -->  the TypeScript block runs after the one before it (same program)
 //   <!-- expect-enabled: NAME --> after the block, `config`'s toolset NAME must be enabled
 //   <!-- expect-failed: NAME -->  a YAML toolset block's toolset NAME is expected to fail
+//   <!-- call-tool: NAME -->      after the block, the model calls tool NAME through `config`'s
+//                                 engine, and the call must succeed
 // Tests never reach the internet: the example status page (https://status.example.com) is a
 // local stub server, and the model is the fake OpenAI-compatible provider.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -49,6 +51,17 @@ const TOOLSET_DUMP = `
 const __ai = config.createConsoleToolCallingLLM()
 await __ai.toolExecutor.ensureReady()
 console.log("README-TOOLSETS " + JSON.stringify(__ai.toolExecutor.toolsets.map((t) => ({ name: t.name, status: t.status, error: t.error }))))
+`
+
+/** Appended for `call-tool`: one question whose first model step calls the tool. */
+const callTool = (name: string) => `
+// appended by test/readme: the model calls ${name} once, through the example's config
+const __run = await config.createConsoleToolCallingLLM().call([
+  { role: "system", content: "You are a test." },
+  { role: "user", content: "Use ${name}." },
+])
+console.log(__run.result)
+console.log("README-CALLS " + JSON.stringify((__run.toolCalls ?? []).map((c) => ({ name: c.toolName, status: c.result.status, error: c.result.error }))))
 `
 
 async function withFake<T>(body: (fake: FakeProvider) => Promise<T>): Promise<T> {
@@ -96,7 +109,10 @@ async function typeScriptBlock(block: ReadmeBlock, index: number): Promise<void>
   }
   const expectEnabled = block.directives["expect-enabled"]
   if (expectEnabled) code += TOOLSET_DUMP
+  const toolName = block.directives["call-tool"]
+  if (toolName) code += callTool(toolName)
   await withFake(async (fake) => {
+    if (toolName) fake.script({ toolCalls: [{ name: toolName, arguments: {} }] })
     for (let i = 0; i < 10; i++) fake.script({ content: `README answer ${i + 1}` })
     const result = await runTypeScript(
       offline(code),
@@ -111,6 +127,11 @@ async function typeScriptBlock(block: ReadmeBlock, index: number): Promise<void>
         name: expectEnabled,
         status: "enabled",
       } as never)
+    }
+    if (toolName) {
+      const line = result.stdout.split("\n").find((l) => l.startsWith("README-CALLS "))
+      const calls = JSON.parse(line?.slice("README-CALLS ".length) ?? "[]")
+      expect(calls).toEqual([{ name: toolName, status: "success", error: null }])
     }
     // A block that talks to the model printed what the model answered.
     if (fake.requests.length > 0) expect(result.stdout).toContain("README answer 1")
