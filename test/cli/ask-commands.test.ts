@@ -66,7 +66,7 @@ describe("an interactive start that orients", () => {
       })
       const banner = await s.waitFor(PROMPT)
       expect(banner).toMatch(
-        /dupin · openai\/gpt-4o · 128,000-token context · failed: .*kubernetes\/core \(kubectl not found on PATH\).* · \/help for commands/,
+        /dupin · openai\/gpt-4o · 128k context · failed: .*kubernetes\/core \(kubectl not found on PATH\).* · \/help for commands/,
       )
 
       s.type("why are the pods in namespace web crashing?\r")

@@ -3,9 +3,7 @@ import type { Toolset } from "../../tool/toolset.ts"
 
 /** The one line an interactive session starts with: what answers, what cannot, where help is. */
 export function banner(model: ChatModel, toolsets: readonly Toolset[]): string {
-  const parts = [
-    `dupin · ${model.info.id} · ${model.info.contextWindow.toLocaleString("en-US")}-token context`,
-  ]
+  const parts = [`dupin · ${model.info.id} · ${compactTokens(model.info.contextWindow)} context`]
   const failed = toolsets.filter((t) => t.status === "failed")
   if (failed.length > 0)
     parts.push(`failed: ${failed.map((t) => `${t.name} (${oneLine(t.error)})`).join(", ")}`)
@@ -27,6 +25,13 @@ export function unavailableNotice(question: string, toolsets: readonly Toolset[]
   const first = failed[0] as Toolset
   const names = failed.map((t) => t.name).join(", ")
   return `note: ${names} ${failed.length > 1 ? "are" : "is"} not available (${oneLine(first.error)}), so this answer cannot look at the cluster.\n`
+}
+
+/** 128000 → "128k", 1047576 → "1M": the banner must fit one line. */
+function compactTokens(n: number): string {
+  if (n >= 1_000_000) return `${Number((n / 1_000_000).toFixed(1))}M`
+  if (n >= 1_000) return `${Math.round(n / 1_000)}k`
+  return String(n)
 }
 
 function oneLine(text: string | undefined): string {
