@@ -99,7 +99,8 @@ export function dupinCommands(script: string): string[][] {
           ? 0
           : WRAPPERS.has(basename(name))
             ? words.findIndex(
-                (w, i) => w.includes("/") && basename(w) === "dupin" && Object.hasOwn(COMMANDS, words[i + 1] ?? ""),
+                (w, i) =>
+                  w.includes("/") && basename(w) === "dupin" && Object.hasOwn(COMMANDS, words[i + 1] ?? ""),
               )
             : -1
       if (at >= 0) found.push(words.slice(at + 1))
