@@ -50,7 +50,8 @@ describe("deploy/config.example.yaml", () => {
     const walk = (node: unknown, prefix: string, schemaPath: string) => {
       if (!node || typeof node !== "object") return
       for (const [key, child] of Object.entries(node)) {
-        const isRecord = schemaPath === "modelList" || schemaPath === "toolsets"
+        const isRecord =
+          schemaPath === "modelList" || schemaPath === "toolsets" || schemaPath === "mcp_servers"
         const path = isRecord ? `${schemaPath}.*` : `${prefix}${key}`
         if (schemaPath !== "toolsets") present.add(path)
         if (Array.isArray(child)) for (const item of child) walk(item, `${path}.[].`, `${path}.[]`)
