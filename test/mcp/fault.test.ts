@@ -237,7 +237,7 @@ test("an API client that hangs up mid-call cancels the MCP request", async () =>
   } finally {
     await h.stop()
   }
-})
+}, 20_000)
 
 test("a secret of the server's env or headers never shows in its failure reason (a server that prints it)", async () => {
   const executor = await readyExecutor(

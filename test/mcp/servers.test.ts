@@ -305,3 +305,27 @@ test.skipIf(Bun.which("bwrap") === null || process.platform !== "linux")(
   },
   30_000,
 )
+
+test("a library script that used an MCP server exits by itself: an idle server holds no event loop", async () => {
+  const dir = tempDir()
+  const script = join(dir, "uses-mcp.ts")
+  writeFileSync(
+    script,
+    `import { Config } from ${JSON.stringify(join(import.meta.dir, "../../src/core/config.ts"))}
+const config = new Config({ env: { PATH: process.env.PATH }, mcpServers: { e: { config: { command: process.execPath, args: [${JSON.stringify(EVERYTHING)}] } } } })
+const executor = config.toolExecutor()
+await executor.ensureReady()
+console.log(executor.toolsets.find((t) => t.name === "e")?.status)
+`,
+  )
+  const proc = Bun.spawn([process.execPath, script], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH ?? "" },
+  })
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000)
+  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  clearTimeout(timer)
+  expect(stdout.trim()).toBe("enabled")
+  expect(code).toBe(0)
+}, 20_000)

@@ -72,6 +72,7 @@ export class BunStdioTransport implements Transport {
       throw error
     }
     this.#proc = proc
+    proc.unref()
     trackChild(proc.pid)
     void this.#read(proc.stdout)
     void this.#readStderr(proc.stderr)
