@@ -70,6 +70,11 @@ export type ModelErrorKind =
 export class ModelError extends DupinError {
   readonly status: number
   readonly errorCode: number
+  /**
+   * The URL dupin called and what set it (`http://gw:4000/v1, set by OPENAI_BASE_URL`), for the
+   * operator's eyes (CLI, logs); not in the message, which API clients receive.
+   */
+  endpoint?: string
   constructor(
     message: string,
     readonly kind: ModelErrorKind,

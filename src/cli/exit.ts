@@ -25,7 +25,10 @@ export function describeFailure(error: unknown): { code: number; line: string } 
     return { code: EXIT.usage, line: `dupin: ${message}` }
   }
   if (error instanceof AbortError) return { code: EXIT.interrupted, line: "dupin: interrupted" }
-  if (error instanceof ModelError) return { code: EXIT.runtime, line: `dupin: ${message}` }
+  if (error instanceof ModelError) {
+    const tried = error.endpoint ? ` (tried ${error.endpoint})` : ""
+    return { code: EXIT.runtime, line: `dupin: ${message}${tried}` }
+  }
   // A bug or an unclassified fault: still one line; SVC_LOG_LEVEL=DEBUG shows the stack.
   return { code: EXIT.runtime, line: `dupin: unexpected error: ${message}` }
 }
