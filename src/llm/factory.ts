@@ -38,6 +38,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     info,
     apiKey: endpoint.apiKey,
     baseURL: endpoint.baseURL,
+    baseURLFrom: endpoint.baseURLFrom,
     apiVersion: endpoint.apiVersion,
     temperature: options.temperature ?? undefined,
     timeoutMs: options.timeoutMs,

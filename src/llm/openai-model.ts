@@ -6,7 +6,9 @@
 import OpenAI, { AzureOpenAI } from "openai"
 import { AbortError } from "../errors.ts"
 import { log } from "../log.ts"
+import { redactKnown } from "../redact.ts"
 import { classifyError, toModelError } from "./classify-error.ts"
+import { displayURL } from "./providers.ts"
 import { abortableSleep, retryDelayMs } from "./retry.ts"
 import { CompletionAssembler } from "./stream-assembly.ts"
 import type { ChatModel, Completion, CompletionRequest, ModelInfo, TextListener } from "./types.ts"
@@ -18,6 +20,8 @@ export type OpenAIChatModelOptions = {
   info: ModelInfo
   apiKey: string
   baseURL: string
+  /** What set `baseURL` (a variable, `api_base in the config`), named in provider errors. */
+  baseURLFrom?: string
   /** Azure only: switches to deployment routing with this API version. */
   apiVersion?: string
   temperature?: number
@@ -40,6 +44,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly retryBaseDelayMs: number
   /** Per attempt; for a streamed call, also the longest silence between two chunks. */
   private readonly timeoutMs: number
+  /** `URL, set by SOURCE` for ModelError.endpoint. */
+  private readonly endpoint: string
   /** Found and redacted verbatim in provider error texts (classify-error.ts). */
   private readonly secrets: readonly string[]
 
@@ -52,6 +58,8 @@ export class OpenAIChatModel implements ChatModel {
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500
     this.timeoutMs = options.timeoutMs ?? 600_000
     this.secrets = [options.apiKey, ...(options.secrets ?? [])]
+    const from = options.baseURLFrom ? `, set by ${options.baseURLFrom}` : ""
+    this.endpoint = `${displayURL(options.baseURL)}${from}`
     const common = {
       apiKey: options.apiKey,
       timeout: this.timeoutMs,
@@ -105,7 +113,9 @@ export class OpenAIChatModel implements ChatModel {
         if (signal?.aborted) throw new AbortError()
         const failure = classifyError(error)
         if (!failure.retryable || attempt >= this.maxRetries || progress.wrote)
-          throw toModelError(failure, this.info.id, attempt + 1, this.secrets)
+          throw Object.assign(toModelError(failure, this.info.id, attempt + 1, this.secrets), {
+            endpoint: redactKnown(this.endpoint, this.secrets),
+          })
         const delay = retryDelayMs(attempt, this.retryBaseDelayMs, failure.headers)
         log.warn("llm call failed, retrying", {
           model: this.info.id,

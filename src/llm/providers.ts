@@ -97,6 +97,8 @@ export type Endpoint = {
   model: string
   apiKey: string
   baseURL: string
+  /** What set `baseURL`: `api_base in the config`, the variable's name, or the provider's default. */
+  baseURLFrom: string
   /** Azure only. */
   apiVersion?: string
 }
@@ -114,8 +116,14 @@ export function resolveEndpoint(input: EndpointInput, env: Env): Endpoint {
   const providerSpec = PROVIDERS[provider]
   const id = `${provider}/${model}`
 
-  const envBase = providerSpec.baseEnv.map((name) => present(env[name])).find((value) => value !== undefined)
+  const envName = providerSpec.baseEnv.find((name) => present(env[name]) !== undefined)
+  const envBase = envName ? present(env[envName]) : undefined
   let baseURL = present(input.apiBase) ?? envBase ?? providerSpec.defaultBaseURL
+  const baseURLFrom = present(input.apiBase)
+    ? "api_base in the config"
+    : envName
+      ? envName
+      : `the default for ${provider}`
   if (!baseURL) {
     throw new ConfigError(
       `No endpoint for model ${id}: set ${providerSpec.baseEnv.join(" or ")} or api_base in the config ` +
@@ -124,7 +132,8 @@ export function resolveEndpoint(input: EndpointInput, env: Env): Endpoint {
   }
   // LiteLLM-style OLLAMA_API_BASE values are the bare server (http://host:11434); the
   // OpenAI-compatible routes live under /v1.
-  if (provider === "ollama") baseURL = withV1Path(baseURL)
+  if (provider === "ollama") baseURL = withV1Path(baseURL, baseURLFrom)
+  checkURL(baseURL, id, baseURLFrom)
 
   const key = present(input.apiKey) ?? (providerSpec.keyEnv ? present(env[providerSpec.keyEnv]) : undefined)
   let apiKey: string
@@ -134,7 +143,7 @@ export function resolveEndpoint(input: EndpointInput, env: Env): Endpoint {
   else
     throw new ConfigError(`No API key for model ${id}: set ${providerSpec.keyEnv} or api_key in the config.`)
 
-  const endpoint: Endpoint = { id, provider, model, apiKey, baseURL }
+  const endpoint: Endpoint = { id, provider, model, apiKey, baseURL, baseURLFrom }
   if (provider === "azure") {
     endpoint.apiVersion =
       present(input.apiVersion) ?? present(env.AZURE_API_VERSION) ?? DEFAULT_AZURE_API_VERSION
@@ -142,14 +151,38 @@ export function resolveEndpoint(input: EndpointInput, env: Env): Endpoint {
   return endpoint
 }
 
-function withV1Path(base: string): string {
+/** A base URL the client could never call is the operator's to fix: say which setting holds it. */
+function checkURL(base: string, id: string, from: string): void {
+  let url: URL | undefined
+  try {
+    url = new URL(base)
+  } catch {
+    url = undefined
+  }
+  if (url && (url.protocol === "http:" || url.protocol === "https:") && url.hostname) return
+  throw new ConfigError(
+    `Invalid base URL "${base}" for model ${id}, set by ${from}: expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1.`,
+  )
+}
+
+/** The base URL for messages: without credentials or query, which may carry a key. */
+export function displayURL(base: string): string {
+  try {
+    const url = new URL(base)
+    return `${url.protocol}//${url.host}${url.pathname}`
+  } catch {
+    return base
+  }
+}
+
+function withV1Path(base: string, from: string): string {
   try {
     const url = new URL(base)
     if (url.pathname === "/" || url.pathname === "") return `${url.origin}/v1`
     return base
   } catch {
     throw new ConfigError(
-      `Invalid Ollama endpoint ${base}: expected a URL such as http://127.0.0.1:11434/v1.`,
+      `Invalid Ollama endpoint ${base}, set by ${from}: expected a URL such as http://127.0.0.1:11434/v1.`,
     )
   }
 }

@@ -47,6 +47,7 @@ describe("resolveEndpoint", () => {
       model: "claude-sonnet-4-5",
       apiKey: "sk-ant",
       baseURL: "https://api.anthropic.com/v1/",
+      baseURLFrom: "the default for anthropic",
     })
     expect(resolveEndpoint({ id: "gemini/gemini-2.5-pro" }, { GEMINI_API_KEY: "g" }).baseURL).toBe(
       "https://generativelanguage.googleapis.com/v1beta/openai/",
