@@ -64,6 +64,33 @@ test("HolmesGPT's top-level url moves into config.url with one warning", () => {
   expect(lines[0]).toContain("config.url")
 })
 
+test("HolmesGPT files load unchanged: a top-level url is SSE at <url>/sse, config.type is mode, toolset keys are accepted", () => {
+  const level = setLogLevel("ERROR")
+  try {
+    const legacy = parseMcpServer(
+      "old",
+      { url: "http://127.0.0.1:9", description: "d", icon_url: "x", tags: ["obs"], docs_url: "https://docs" },
+      "f.yaml",
+      {},
+    )
+    expect(legacy.transport).toMatchObject({ kind: "sse" })
+    expect(legacy.transport.kind !== "stdio" && legacy.transport.url.href).toBe("http://127.0.0.1:9/sse")
+    expect(legacy).toMatchObject({ tags: ["obs"], docsUrl: "https://docs" })
+    const stdio = parseMcpServer(
+      "s",
+      { config: { type: "stdio", command: "srv", args: ["a"] } },
+      "f.yaml",
+      {},
+    )
+    expect(stdio.transport).toMatchObject({ kind: "stdio", command: "srv", args: ["a"] })
+    expect(() =>
+      parseMcpServer("s", { config: { type: "stdio", mode: "sse", url: "http://x/" } }, "f", {}),
+    ).toThrow("f: mcp_servers.s.config.type: says stdio but config.mode says sse; keep only mode")
+  } finally {
+    setLogLevel(level)
+  }
+})
+
 test("{{ env.NAME }} is expanded in headers, args and env; a missing variable names the key", () => {
   const env = { TOKEN: "t0k", DIR: "/var/log", LEVEL: "debug" }
   const http = parseMcpServer(

@@ -8,7 +8,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { type Env, expandEnvDeep } from "../../config/env.ts"
 import { assertValid } from "../../config/validate.ts"
 import { ConfigError } from "../../errors.ts"
-import { log } from "../../log.ts"
+import { fromHolmesForm } from "./holmes-form.ts"
 
 const Str = Type.String({ expected: "a string" })
 const Bool = Type.Boolean({ expected: "true or false" })
@@ -28,6 +28,13 @@ const ServerConfigSchema = Type.Object(
       ),
     ),
     url: Type.Optional(Str),
+    /** HolmesGPT's older name for `mode`. */
+    type: Type.Optional(
+      Type.Union(
+        MCP_MODES.map((m) => Type.Literal(m)),
+        { expected: `one of ${MCP_MODES.join(", ")}` },
+      ),
+    ),
     headers: Type.Optional(StrMap),
     timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, expected: "a positive number of seconds" })),
     command: Type.Optional(Str),
@@ -51,10 +58,15 @@ export const McpServerSchema = Type.Object(
     config: Type.Optional(ServerConfigSchema),
     /** HolmesGPT's place for the URL; moved into `config.url`. */
     url: Type.Optional(Str),
+    /** HolmesGPT toolset keys: shown for a failed server, kept, or accepted and ignored. */
+    docs_url: Type.Optional(Str),
+    tags: Type.Optional(StrList),
+    icon_url: Type.Optional(Type.Unknown()),
+    installation_instructions: Type.Optional(Type.Unknown()),
   },
   strict,
 )
-type McpServerBody = Static<typeof McpServerSchema>
+export type McpServerBody = Static<typeof McpServerSchema>
 const checkServer = TypeCompiler.Compile(McpServerSchema)
 
 /** How dupin reaches a server. `http` tries Streamable HTTP, then the legacy SSE transport. */
@@ -68,6 +80,8 @@ export type McpServerSpec = {
   description: string
   enabled: boolean
   llmInstructions: string | undefined
+  docsUrl: string | undefined
+  tags: readonly string[]
   /** true: every tool; a list: those tools; false: none. */
   requiresApproval: boolean | readonly string[]
   /** null: every tool the server offers. */
@@ -90,7 +104,7 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
   const base = `mcp_servers.${name}`
   const value = raw === null || raw === undefined ? {} : raw
   assertValid(checkServer, value, { file, base })
-  const body = migrateUrl(value, file, base)
+  const body = fromHolmesForm(value, file, base)
   const enabled = body.enabled ?? true
   const config = enabled
     ? (expandEnvDeep(body.config ?? {}, env, `${base}.config`) as NonNullable<McpServerBody["config"]>)
@@ -100,6 +114,8 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
     description: body.description ?? `MCP server ${name}`,
     enabled,
     llmInstructions: body.llm_instructions,
+    docsUrl: body.docs_url,
+    tags: body.tags ?? [],
     requiresApproval: body.requires_approval ?? false,
     allowedTools: body.allowed_tools ?? null,
     timeout: config.timeout,
@@ -113,22 +129,6 @@ export function parseMcpServers(map: unknown, file: string, env: Env): McpServer
   if (typeof map !== "object" || Array.isArray(map))
     throw new ConfigError(`${file}: mcp_servers: expected a mapping of server names to settings`, file)
   return Object.entries(map).map(([name, entry]) => parseMcpServer(name, entry, file, env))
-}
-
-function migrateUrl(body: McpServerBody, file: string, base: string): McpServerBody {
-  if (body.url === undefined) return body
-  if (body.config?.url !== undefined && body.config.url !== body.url) {
-    throw new ConfigError(
-      `${file}: ${base}.url: also set as ${base}.config.url with another value; keep only config.url`,
-      file,
-    )
-  }
-  log.warn("mcp server: top-level url is HolmesGPT's older form; move it to config.url", {
-    file,
-    key: `${base}.url`,
-  })
-  const { url, ...rest } = body
-  return { ...rest, config: { ...rest.config, url } }
 }
 
 function transportOf(

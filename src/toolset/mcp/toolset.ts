@@ -40,7 +40,8 @@ export class McpToolset extends Toolset {
       name: init.spec.name,
       description: init.spec.description,
       enabled: init.enabled,
-      tags: ["mcp"],
+      tags: ["mcp", ...init.spec.tags],
+      ...(init.spec.docsUrl ? { docsUrl: init.spec.docsUrl } : {}),
       ...(init.spec.llmInstructions ? { llmInstructions: init.spec.llmInstructions } : {}),
       deferFirst: true,
     })
