@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { PtySession } from "./pty.ts"
-import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
+import { approvalToolsetFile, cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
 
 /** Progress lines that say what happened, and logs that stay out of the conversation. */
 let fake: FakeProvider
@@ -90,6 +90,49 @@ describe("progress lines", () => {
     },
     SUBPROCESS_TIMEOUT_MS,
   )
+})
+
+describe("colour on a terminal", () => {
+  for (const noColor of [false, true]) {
+    test(
+      noColor ? "NO_COLOR: the same lines without colour" : "green success, red failure, yellow denial",
+      async () => {
+        fake.script(
+          {
+            toolCalls: [
+              { name: "get_pods", arguments: { namespace: "web" } },
+              { name: "get_kind", arguments: { kind: "podz" } },
+              { name: "restart_service", arguments: { service: "nginx" } },
+            ],
+          },
+          { content: "Done." },
+        )
+        const env = { ...cliEnv(fake), TERM: "xterm-256color", ...(noColor ? { NO_COLOR: "1" } : {}) }
+        const args = ["ask", "go", "--no-interactive", "--toolset-file", kubeToolset()]
+        session = new PtySession([...args, "--toolset-file", approvalToolsetFile()], env, tmpdir())
+        await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+        session.type("n\r")
+        await session.waitFor("Enter to skip): ")
+        session.type("\r")
+        expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+        const out = session.output
+        const E = "\x1b"
+        if (noColor) {
+          expect(out).toMatch(/\[J✓ get_pods\(namespace=web\) \d+\.\ds\n/)
+          expect(out).toMatch(/\[J✗ get_kind\(kind=podz\) \d+\.\ds error: /)
+          expect(out).toMatch(/\[J✗ restart_service\(service=nginx\) \d+\.\ds Tool execution was denied/)
+          expect(out).not.toMatch(/\x1b\[3\dm/)
+        } else {
+          expect(out).toContain(`${E}[32m✓${E}[39m get_pods(namespace=web)`)
+          expect(out).toContain(`${E}[31m✗${E}[39m get_kind(kind=podz)`)
+          expect(out).toContain(`${E}[31merror: the server doesn't have a resource type "podz"${E}[39m`)
+          expect(out).toContain(`${E}[33m✗${E}[39m restart_service(service=nginx)`)
+          expect(out).toContain(`${E}[33mTool execution was denied by the user.`)
+        }
+      },
+      SUBPROCESS_TIMEOUT_MS,
+    )
+  }
 })
 
 describe("logs in ask", () => {
