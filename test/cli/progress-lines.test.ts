@@ -121,7 +121,7 @@ describe("colour on a terminal", () => {
           expect(out).toMatch(/\[J✓ get_pods\(namespace=web\) \d+\.\ds\n/)
           expect(out).toMatch(/\[J✗ get_kind\(kind=podz\) \d+\.\ds error: /)
           expect(out).toMatch(/\[J✗ restart_service\(service=nginx\) \d+\.\ds Tool execution was denied/)
-          expect(out).not.toMatch(/\x1b\[3\dm/)
+          expect(out).not.toMatch(new RegExp(`${E}\\[3\\dm`))
         } else {
           expect(out).toContain(`${E}[32m✓${E}[39m get_pods(namespace=web)`)
           expect(out).toContain(`${E}[31m✗${E}[39m get_kind(kind=podz)`)
