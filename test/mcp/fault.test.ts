@@ -5,7 +5,7 @@
  * a changed tool list is seen, and the server's environment holds nothing of dupin's.
  */
 import { afterEach, expect, test } from "bun:test"
-import { existsSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { McpToolset, runningChildren, stopMcpServers } from "../../src/toolset/mcp/index.ts"
@@ -266,3 +266,27 @@ test("a message past the stdio read cap ends the connection instead of growing m
   await waitFor(() => starts(dir).length === 2, { what: "the restart" })
   expect((await callTool(executor, "echo", { message: "after" })).status as string).toBe("success")
 }, 30_000)
+
+test("a server that was down is tried again in the background by a later run's check, and then offered", async () => {
+  const dir = tempDir()
+  const marker = join(dir, "up")
+  const script = `test -e ${marker} && exec ${process.execPath} ${join(import.meta.dir, "fixtures/fault-server.ts")} ${dir}; exit 1`
+  const executor = await readyExecutor(
+    mcpConfig({ late: { config: { command: "/bin/sh", args: ["-c", script] } } }),
+  )
+  const late = executor.toolsets.find((t) => t.name === "late") as McpToolset
+  expect(late.status).toBe("failed")
+  // The executor caches what it offers once every toolset was checked.
+  expect(executor.schemas().some((s) => s.function.name === "echo")).toBe(false)
+  const before = McpToolset.retryFailedAfterMs
+  McpToolset.retryFailedAfterMs = 0
+  try {
+    writeFileSync(marker, "")
+    await executor.ensureReady()
+    await waitFor(() => late.status === "enabled", { what: "the retry to connect", timeoutMs: 8000 })
+    expect(executor.schemas().some((s) => s.function.name === "echo")).toBe(true)
+    expect((await callTool(executor, "echo", { message: "back" })).status as string).toBe("success")
+  } finally {
+    McpToolset.retryFailedAfterMs = before
+  }
+}, 20_000)

@@ -34,6 +34,9 @@ export class McpToolset extends Toolset {
   /** Settles when the first connect attempt has (later servers wait for it to pick names). */
   settled: Promise<void> = Promise.resolve()
   readonly #earlier: () => readonly Toolset[]
+  #retrying = false
+  /** See `checkPrerequisites`. */
+  static retryFailedAfterMs = 30_000
 
   constructor(init: McpToolsetInit) {
     super({
@@ -54,6 +57,32 @@ export class McpToolset extends Toolset {
       },
     })
     this.prerequisites = [new ConnectPrerequisite(this)]
+  }
+
+  /**
+   * A server that failed is tried again, in the background, by the first check at least
+   * `retryFailedAfterMs` after the last one (every run checks): a server that was down when
+   * `serve` started joins once it is up, and no request waits for it meanwhile.
+   */
+  override checkPrerequisites(context: Omit<PrerequisiteContext, "config">): Promise<void> {
+    // The failed result stands while the retry runs.
+    if (this.#retrying) return Promise.resolve()
+    const current = super.checkPrerequisites(context)
+    const stale = this.checkedAt && Date.now() - this.checkedAt.getTime() >= McpToolset.retryFailedAfterMs
+    if (this.status !== "failed" || !stale || this.#retrying) return current
+    this.#retrying = true
+    this.resetCheck()
+    void super
+      .checkPrerequisites(context)
+      .catch(() => undefined)
+      .finally(() => {
+        this.#retrying = false
+        // The status moved after the tools did: executors rebuild their maps once more.
+        this.revision += 1
+        if (this.status === "enabled")
+          log.info("mcp server: connected after an earlier failure", { server: this.name })
+      })
+    return current
   }
 
   /** How dupin reaches the server: stdio, streamable-http or sse (the one in use once connected). */
