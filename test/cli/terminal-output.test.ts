@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { screenOf } from "../support/screen.ts"
 import { PtySession } from "./pty.ts"
 import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
 
@@ -77,6 +78,15 @@ describe("the answer on a terminal", () => {
       expect(rendered).toContain("https://example.com/disk")
       expect(rendered).not.toContain("**")
       expect(fake.requests[0]?.body?.stream).toBe(true)
+
+      // What the screen keeps: the rendered answer once, no raw markdown, no spinner.
+      const screen = await screenOf(out)
+      expect(screen).toContain("Cause\n\nThe disk is full on web-1.")
+      expect(screen).toContain("See the runbook (https://example.com/disk).")
+      expect(screen).not.toContain("**")
+      expect(screen).not.toContain("# Cause")
+      expect(screen).not.toContain("Thinking")
+      expect(screen.split("The disk is full").length).toBe(2)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -155,6 +165,11 @@ describe("signs of life on a terminal", () => {
       const erase = out.indexOf(`${ESC}[1A\r${ESC}[J`, lastSpinner)
       expect(erase).toBeGreaterThan(lastSpinner)
       expect(out.indexOf("fine", erase)).toBeGreaterThan(erase)
+      const screen = await screenOf(out)
+      expect(screen).not.toContain("Thinking")
+      expect(screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/)
+      expect(screen).toMatch(/^✓ slow_check\(target=db\) \d+\.\ds$/m)
+      expect(screen).toMatch(/All fine\.$/)
       // Colour marks the outcome.
       expect(out).toContain(`${ESC}[32m✓${ESC}[39m slow_check(target=db)`)
     },
