@@ -22,11 +22,15 @@ async function commit(): Promise<string> {
   return out.exitCode === 0 ? out.stdout.toString().trim() : "unknown"
 }
 
+/** A broken built-in toolset file fails the build with one line naming the file and line. */
 function parsedToolsets(): string {
   try {
     return builtinToolsetsJson()
   } catch (error) {
-    throw new Error(`built-in toolsets: ${error instanceof Error ? error.message : String(error)}`)
+    console.error(
+      `build failed: built-in toolsets: ${error instanceof Error ? error.message : String(error)}`,
+    )
+    process.exit(1)
   }
 }
 
