@@ -92,8 +92,11 @@ export async function sandbox(): Promise<{ home: string; cache: string }> {
   const real = realCacheDir()
   const entries = readdirSync(real, { withFileTypes: true }).filter((e) => e.name !== "@t@")
   const dirs = entries.filter((e) => e.isDirectory()).map((e) => join(real, e.name))
-  const linked = await run(["cp", "-al", ...dirs, cache], root, { PATH: process.env.PATH ?? "/usr/bin:/bin" })
-  if (linked.code !== 0) throw new Error(`cannot link Bun's cache ${real}: ${linked.stderr}`)
+  const path = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
+  let linked = await run(["cp", "-al", ...dirs, cache], root, path)
+  // Another file system than the temp dir's: copy (slower, same result).
+  if (linked.code !== 0) linked = await run(["cp", "-a", "--reflink=auto", ...dirs, cache], root, path)
+  if (linked.code !== 0) throw new Error(`cannot copy Bun's cache ${real}: ${linked.stderr}`)
   for (const entry of entries.filter((e) => e.isFile()))
     copyFileSync(join(real, entry.name), join(cache, entry.name))
   return { home, cache }
