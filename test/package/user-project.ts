@@ -4,8 +4,8 @@
  * (the files git would commit), so the tests prove what is about to be committed.
  *
  * No network and nothing left behind: the install runs through a proxy address that refuses
- * connections, with a temporary Bun cache whose entries link to the real cache (what
- * `bun install` of this repository filled), and a lockfile built from this repository's bun.lock,
+ * connections, with a temporary Bun cache hard-linked to the real cache (what `bun install` of
+ * this repository filled), and a lockfile built from this repository's bun.lock,
  * so Bun needs no package metadata from a registry. New cache entries (the extracted tarball, the
  * git clone) land in the temporary cache, removed with the rest.
  */
@@ -29,7 +29,7 @@ function realCacheDir(): string {
   return dir
 }
 
-/** The environment of every command run here: a closed registry port, a temporary cache. */
+/** The environment of every command run here: a closed proxy port, a temporary cache and home. */
 export function isolatedEnv(
   cache: string,
   home: string,
