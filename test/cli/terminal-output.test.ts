@@ -32,6 +32,9 @@ const ANSWER = [
   "",
   "See [the runbook](https://example.com/disk).",
   "",
+  "1. Free space on `web-1`: **delete** old logs",
+  "2. Restart it",
+  "",
 ].join("\n")
 // Any SGR colour or weight: what NO_COLOR must leave out.
 const STYLED = new RegExp(`${ESC}\\[(1|2|3[0-9]|4|9[0-9])m`)
@@ -84,6 +87,8 @@ describe("the answer on a terminal", () => {
       expect(screen).toContain("Cause\n\nThe disk is full on web-1.")
       expect(screen).toContain("See the runbook (https://example.com/disk).")
       expect(screen).not.toContain("**")
+      expect(screen).not.toContain("`")
+      expect(screen).toMatch(/1\. Free space on web-1: delete old logs/)
       expect(screen).not.toContain("# Cause")
       expect(screen).not.toContain("Thinking")
       expect(screen.split("The disk is full").length).toBe(2)

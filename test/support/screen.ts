@@ -11,7 +11,13 @@ export async function screenOf(output: string, cols = 200, rows = 50): Promise<s
   await new Promise<void>((resolve) => term.write(output, resolve))
   const buffer = term.buffer.active
   const lines: string[] = []
-  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? "")
+  for (let i = 0; i < buffer.length; i++) {
+    const line = buffer.getLine(i)
+    const text = line?.translateToString(true) ?? ""
+    // A row the terminal wrapped continues the line above: join them back.
+    if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text
+    else lines.push(text)
+  }
   term.dispose()
   while (lines.length > 0 && lines.at(-1) === "") lines.pop()
   return lines.join("\n")

@@ -3,11 +3,20 @@
  * tables, code blocks coloured by language, links followed by their URL). The input must already
  * be terminal-safe (output.ts `terminalSafe`): the renderer adds escape sequences of its own.
  */
-import { Marked } from "marked"
+import { Marked, type Tokens } from "marked"
 import { markedTerminal } from "marked-terminal"
 
 export function renderMarkdown(markdown: string, width: number): string {
-  const marked = new Marked(markedTerminal({ width, reflowText: true, showSectionPrefix: false, tab: 2 }))
-  const out = marked.parse(markdown, { async: false })
+  const extension = markedTerminal({ width, reflowText: true, showSectionPrefix: false, tab: 2 })
+  const plainText = extension.renderer?.text
+  if (extension.renderer && plainText) {
+    // A tight list item's text carries inline tokens (code, emphasis, links) that marked-terminal's
+    // text renderer drops, printing `code` and **bold** raw; render them inline instead.
+    extension.renderer.text = function (token: Tokens.Text | Tokens.Escape) {
+      if ("tokens" in token && token.tokens?.length) return this.parser.parseInline(token.tokens)
+      return plainText.call(this, token)
+    }
+  }
+  const out = new Marked(extension).parse(markdown, { async: false })
   return `${out.replace(/\n+$/, "")}\n`
 }
