@@ -219,12 +219,17 @@ test("an unreachable HTTP server is a failed toolset whose reason holds no heade
   const secret = "Bearer unreachable-secret-9a8b"
   const config = new Config({
     env: {},
-    mcpServers: { down: { config: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: secret } } } },
+    mcpServers: {
+      down: {
+        config: { url: "http://127.0.0.1:9/mcp?api_key=query-secret-77", headers: { Authorization: secret } },
+      },
+    },
   })
   const down = (await readyExecutor(config)).toolsets.find((t) => t.name === "down")
   expect(down?.status).toBe("failed")
   expect(down?.error).toContain("MCP server down")
   expect(down?.error).not.toContain("unreachable-secret")
+  expect(down?.error).not.toContain("query-secret-77")
 })
 
 test("the CLI: dupin ask calls a stdio server's tool and exits leaving no server behind", async () => {

@@ -52,12 +52,17 @@ export class McpConnection {
   }
 
   /**
-   * The text with the configured header values and stdio `env` values (tokens, usually) replaced,
+   * The text with the configured header values, the URL's password and query values, and stdio
+   * `env` values (tokens, usually) replaced,
    * for every message that leaves this module: a server or library may echo them in an error.
    */
   redact(text: string): string {
     const spec = this.spec.transport
-    const values = Object.values(spec.kind === "stdio" ? spec.env : spec.headers)
+    const secrets =
+      spec.kind === "stdio"
+        ? Object.values(spec.env)
+        : [...Object.values(spec.headers), spec.url.password, ...spec.url.searchParams.values()]
+    const values = secrets
       .flatMap((v) => [v, ...v.split(/\s+/)])
       .filter((v) => v.length >= 6)
       .sort((a, b) => b.length - a.length)
