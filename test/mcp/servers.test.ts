@@ -13,10 +13,13 @@ import { type McpToolset, stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { cliEnv, runCli } from "../cli/support.ts"
 import { startHarness } from "../server/harness.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { waitFor } from "../support/wait.ts"
 import {
   EVERYTHING,
   FILESYSTEM,
+  freePort,
   type HttpServer,
+  MODERN_SERVER,
   readyExecutor,
   startEverythingHttp,
   tempDir,
@@ -189,6 +192,51 @@ test("an HTTP server that restarts (its sessions forgotten) is reconnected: the 
     expect(again.dataText()).toBe("Echo: x")
   } finally {
     await server.stop()
+  }
+})
+
+test("the protocol version is negotiated: a 2026-07-28 server gets it over stdio and HTTP, an older server the 2025 handshake", async () => {
+  const port = await freePort()
+  const modernHttp = Bun.spawn([process.execPath, MODERN_SERVER, "http", String(port)], {
+    stdout: "ignore",
+    stderr: "ignore",
+  })
+  try {
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          () => true,
+          () => false,
+        ),
+      {
+        what: "the modern HTTP server",
+        intervalMs: 50,
+      },
+    )
+    const executor = await readyExecutor(
+      new Config({
+        env: { PATH: process.env.PATH ?? "" },
+        mcpServers: {
+          stdio: { config: { command: process.execPath, args: [MODERN_SERVER, "stdio"] } },
+          http: { config: { url: `http://127.0.0.1:${port}/mcp` } },
+          old: everythingStdio,
+        },
+      }),
+    )
+    const version = (name: string) =>
+      (executor.toolsets.find((t) => t.name === name) as McpToolset).connection.protocolVersion
+    expect(executor.toolsets.find((t) => t.name === "http")?.error).toBeUndefined()
+    expect(version("stdio")).toBe("2026-07-28")
+    expect(version("http")).toBe("2026-07-28")
+    expect(version("old")).toBe("2025-11-25")
+    const era = await executor.run(
+      executor.prepare({ id: "x", type: "function", function: { name: "era", arguments: "{}" } }),
+      new AbortController().signal,
+    )
+    expect(era.dataText()).toBe("era modern")
+  } finally {
+    modernHttp.kill()
+    await modernHttp.exited
   }
 })
 

@@ -14,6 +14,7 @@ import { waitFor } from "../support/wait.ts"
 
 const ROOT = resolve(import.meta.dir, "../..")
 export const FAULT_SERVER = join(ROOT, "test/mcp/fixtures/fault-server.ts")
+export const MODERN_SERVER = join(ROOT, "test/mcp/fixtures/modern-server.ts")
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 
@@ -104,7 +105,7 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse", at?: n
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() })
   const port = probe.port as number
   await probe.stop(true)

@@ -71,6 +71,11 @@ export class McpConnection {
     return out
   }
 
+  /** The protocol version negotiated with the server, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.#client?.getNegotiatedProtocolVersion()
+  }
+
   /** The live client, connecting (after the backoff, if the server died) when there is none. */
   async client(signal?: AbortSignal): Promise<Client> {
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
