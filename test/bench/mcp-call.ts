@@ -61,13 +61,16 @@ const cases: Array<[string, string, Record<string, unknown>]> = [
 ]
 const rows: string[][] = []
 const medians: number[] = []
-for (const [label, tool, args] of cases) {
-  const samples = await measure(executor, tool, args)
-  medians.push(median(samples))
-  rows.push([label, fmt(median(samples)), fmt(percentile(samples, 95)), String(CALLS)])
+try {
+  for (const [label, tool, args] of cases) {
+    const samples = await measure(executor, tool, args)
+    medians.push(median(samples))
+    rows.push([label, fmt(median(samples)), fmt(percentile(samples, 95)), String(CALLS)])
+  }
+} finally {
+  await stopMcpServers()
+  await http.stop()
 }
-await stopMcpServers()
-await http.stop()
 
 const yamlMedian = medians[0] ?? 0
 emit({
