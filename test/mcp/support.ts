@@ -80,6 +80,14 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse", at?: n
     detached: true,
   })
   const base = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    try {
+      process.kill(-proc.pid, "SIGKILL")
+    } catch {
+      // Gone.
+    }
+    await proc.exited
+  }
   await waitFor(
     async () => {
       try {
@@ -90,19 +98,11 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse", at?: n
       }
     },
     { what: `server-everything ${mode} on ${port}`, timeoutMs: 20_000, intervalMs: 50 },
-  )
-  return {
-    url: `${base}${mode === "sse" ? "/sse" : "/mcp"}`,
-    proc,
-    stop: async () => {
-      try {
-        process.kill(-proc.pid, "SIGKILL")
-      } catch {
-        // Gone.
-      }
-      await proc.exited
-    },
-  }
+  ).catch(async (error: unknown) => {
+    await stop()
+    throw error
+  })
+  return { url: `${base}${mode === "sse" ? "/sse" : "/mcp"}`, proc, stop }
 }
 
 export async function freePort(): Promise<number> {
