@@ -26,6 +26,7 @@ const BENCHES = [
   "big-output",
   "server-load",
   "footprint",
+  "mcp-call",
 ]
 
 type Outcome = { bench: string; report?: BenchReport; raw?: string; error?: string; seconds: number }
