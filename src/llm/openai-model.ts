@@ -18,7 +18,8 @@ export type OpenAIChatModelOptions = {
   /** Display name (a modelList key, or the id). */
   name: string
   info: ModelInfo
-  apiKey: string
+  /** `null`: the server needs no key, and the calls carry no Authorization header. */
+  apiKey: string | null
   baseURL: string
   /** What set `baseURL` (a variable, `api_base in the config`), named in provider errors. */
   baseURLFrom?: string
@@ -57,11 +58,14 @@ export class OpenAIChatModel implements ChatModel {
     this.maxRetries = Math.max(0, options.maxRetries ?? 3)
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 500
     this.timeoutMs = options.timeoutMs ?? 600_000
-    this.secrets = [options.apiKey, ...(options.secrets ?? [])]
+    this.secrets = [...(options.apiKey ? [options.apiKey] : []), ...(options.secrets ?? [])]
     const from = options.baseURLFrom ? `, set by ${options.baseURLFrom}` : ""
     this.endpoint = `${displayURL(options.baseURL)}${from}`
     const common = {
-      apiKey: options.apiKey,
+      // The SDK refuses to start without a key; a null Authorization header then keeps the
+      // placeholder off the wire.
+      apiKey: options.apiKey ?? "none",
+      ...(options.apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
       timeout: this.timeoutMs,
       maxRetries: 0,
       // Explicit nulls stop the SDK from reading OPENAI_ORG_ID / OPENAI_PROJECT_ID itself.

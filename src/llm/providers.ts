@@ -95,7 +95,11 @@ export type Endpoint = {
   id: string
   provider: ProviderName
   model: string
-  apiKey: string
+  /**
+   * `null`: no key, and none needed (an OpenAI-compatible server at an `api_base` or base
+   * variable the operator set, e.g. vLLM, llama.cpp, LM Studio): the call carries no Authorization.
+   */
+  apiKey: string | null
   baseURL: string
   /** What set `baseURL`: `api_base in the config`, the variable's name, or the provider's default. */
   baseURLFrom: string
@@ -136,12 +140,18 @@ export function resolveEndpoint(input: EndpointInput, env: Env): Endpoint {
   checkURL(baseURL, id, baseURLFrom)
 
   const key = present(input.apiKey) ?? (providerSpec.keyEnv ? present(env[providerSpec.keyEnv]) : undefined)
-  let apiKey: string
+  let apiKey: string | null
   if (key) apiKey = key
   else if (providerSpec.keyEnv === null)
     apiKey = present(env.OLLAMA_API_KEY) ?? "ollama" // the SDK refuses an empty key
+  // A server the operator pointed dupin at may need no key (CONTRACT §4: vLLM, llama.cpp, LM
+  // Studio); it answers 401 itself if it does. A provider's own endpoint, and Azure, always do.
+  else if (provider !== "azure" && (present(input.apiBase) || envName)) apiKey = null
   else
-    throw new ConfigError(`No API key for model ${id}: set ${providerSpec.keyEnv} or api_key in the config.`)
+    throw new ConfigError(
+      `No API key for model ${id}: set ${providerSpec.keyEnv} or api_key in the config ` +
+        `(a server that needs no key, such as vLLM or llama.cpp, is reached with api_base).`,
+    )
 
   const endpoint: Endpoint = { id, provider, model, apiKey, baseURL, baseURLFrom }
   if (provider === "azure") {

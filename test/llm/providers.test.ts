@@ -76,7 +76,7 @@ describe("resolveEndpoint", () => {
 
   test("a missing key names the variable to set", () => {
     expect(() => resolveEndpoint({ id: "openai/gpt-4.1" }, {})).toThrow(
-      "No API key for model openai/gpt-4.1: set OPENAI_API_KEY or api_key in the config.",
+      "No API key for model openai/gpt-4.1: set OPENAI_API_KEY or api_key in the config (a server that needs no key, such as vLLM or llama.cpp, is reached with api_base).",
     )
     // An empty value (e.g. an unset variable templated into the config) counts as missing.
     expect(() =>
