@@ -12,8 +12,9 @@ import { ConfigError, errorMessage } from "../errors.ts"
 import { assertKnownFormats } from "../tool/formats.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
+import { ConfigProblems } from "./config-problems.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
-import { buildToolsets, mergeToolsetSources, parseToolsetFile } from "./loader.ts"
+import { buildToolsets, mergeToolsetSources, parseToolsetFile, type ToolsetDefinition } from "./loader.ts"
 import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
 import { applyOverride, isOverride, overrideOf, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
@@ -38,67 +39,99 @@ export function assembleToolsets(
   sources: ToolsetSources,
   factories: readonly ToolsetFactory[] = CODE_TOOLSETS,
 ): Toolset[] {
+  // Every source is checked even after one fails, so an operator sees all the typos of the config
+  // file and the toolset files in one run (issue 12 item 11); the errors are thrown together.
+  const problems = new ConfigProblems()
   const configFileName = sources.configFileName ?? "config"
-  const config = expandToolsetConfig(sources.config, sources.context.env, configFileName)
-  const files = sources.customFiles.map((path) => ({ path, text: readToolsetFile(path) }))
-  const custom = files.flatMap((file) => parseToolsetFile(file.text, file.path))
+  const config = expandToolsetConfig(sources.config, sources.context.env, configFileName, problems)
+  const files = sources.customFiles.flatMap((path) => {
+    const parsed = problems.attempt(() => {
+      const text = readToolsetFile(path)
+      return { path, text, definitions: parseToolsetFile(text, path) }
+    })
+    return parsed ? [parsed] : []
+  })
+  const custom = files.flatMap((file) => file.definitions)
   const builtin = builtinToolsetDefinitions()
 
   // MCP servers come after every other toolset (their tools take the names left free), config
   // file first, then custom files in order. Like code toolsets, `toolsets.<name>` switches them.
   let toolsets: Toolset[] = []
-  const mcp = mcpToolsetFactories(
-    mcpSources(sources.mcpServers, configFileName, files),
-    sources.context.env,
-    new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
-    () => toolsets,
-  )
+  const mcp =
+    problems.attempt(() =>
+      mcpToolsetFactories(
+        mcpSources(sources.mcpServers, configFileName, files),
+        sources.context.env,
+        new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
+        () => toolsets,
+      ),
+    ) ?? []
   const coded = new Set([...factories, ...mcp].map((f) => f.name))
 
-  const definitions = mergeToolsetSources({
-    builtin,
-    config: Object.fromEntries(Object.entries(config).filter(([name]) => !coded.has(name))),
-    custom: custom.filter((d) => !coded.has(d.name)),
-    configFileName,
-  })
+  const definitions =
+    problems.attempt(() =>
+      mergeToolsetSources({
+        builtin,
+        config: Object.fromEntries(Object.entries(config).filter(([name]) => !coded.has(name))),
+        custom: custom.filter((d) => !coded.has(d.name)),
+        configFileName,
+      }),
+    ) ?? []
 
-  toolsets = buildToolsets(definitions)
+  toolsets = problems.attempt(() => buildToolsets(definitions)) ?? []
   for (const factory of [...factories, ...mcp]) {
-    const layers: ToolsetSettings[] = []
-    if (factory.name in config) {
-      const origin = { file: configFileName, base: `toolsets.${factory.name}` }
-      layers.push(parseOverride(config[factory.name], origin, factory.configSchema))
-    }
-    for (const definition of custom.filter((d) => d.name === factory.name)) {
-      if (!isOverride(definition)) {
-        throw new ConfigError(
-          `${definition.fileName}: toolsets.${factory.name}: ${factory.name} is built into dupin; set only enabled and config here`,
-          definition.fileName,
-        )
-      }
-      layers.push(overrideOf(definition, factory.configSchema))
-    }
-    const flag = sources.flags?.[factory.name]
-    if (flag) layers.push(flag)
-    const toolset = factory.create(layers.reduce(applyOverride, {}), sources.context)
-    // The registered schema is the one the toolset's config was checked against above (a typo is a
-    // config error naming file and key path); the toolset keeps it for its own checks.
-    if (!toolset.configClasses.includes(factory.configSchema))
-      toolset.configClasses.push(factory.configSchema)
-    toolsets.push(toolset)
+    const toolset = problems.attempt(() =>
+      createCodeToolset(factory, config, configFileName, custom, sources),
+    )
+    if (toolset) toolsets.push(toolset)
   }
 
   for (const extra of sources.additional) {
     if (toolsets.some((t) => t.name === extra.name)) {
-      throw new ConfigError(
-        `additionalToolsets: a toolset named ${extra.name} already exists.`,
-        "additionalToolsets",
+      problems.add(
+        new ConfigError(
+          `additionalToolsets: a toolset named ${extra.name} already exists.`,
+          "additionalToolsets",
+        ),
       )
+      continue
     }
     toolsets.push(extra)
   }
-  for (const toolset of toolsets) assertKnownFormats(toolset)
+  for (const toolset of toolsets) problems.attempt(() => assertKnownFormats(toolset))
+  problems.throwIfAny()
   return toolsets
+}
+
+/** A code (or MCP) toolset with its overrides merged: config file < custom files < flags. */
+function createCodeToolset(
+  factory: ToolsetFactory,
+  config: Record<string, unknown>,
+  configFileName: string,
+  custom: readonly ToolsetDefinition[],
+  sources: ToolsetSources,
+): Toolset {
+  const layers: ToolsetSettings[] = []
+  if (factory.name in config) {
+    const origin = { file: configFileName, base: `toolsets.${factory.name}` }
+    layers.push(parseOverride(config[factory.name], origin, factory.configSchema))
+  }
+  for (const definition of custom.filter((d) => d.name === factory.name)) {
+    if (!isOverride(definition)) {
+      throw new ConfigError(
+        `${definition.fileName}: toolsets.${factory.name}: ${factory.name} is built into dupin; set only enabled and config here`,
+        definition.fileName,
+      )
+    }
+    layers.push(overrideOf(definition, factory.configSchema))
+  }
+  const flag = sources.flags?.[factory.name]
+  if (flag) layers.push(flag)
+  const toolset = factory.create(layers.reduce(applyOverride, {}), sources.context)
+  // The registered schema is the one the toolset's config was checked against above (a typo is a
+  // config error naming file and key path); the toolset keeps it for its own checks.
+  if (!toolset.configClasses.includes(factory.configSchema)) toolset.configClasses.push(factory.configSchema)
+  return toolset
 }
 
 function mcpSources(
@@ -132,13 +165,16 @@ function expandToolsetConfig(
   config: Record<string, unknown>,
   env: Env,
   fileName: string,
+  problems: ConfigProblems,
 ): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(config).map(([name, entry]) => {
+    Object.entries(config).flatMap(([name, entry]) => {
       const enabled =
         typeof entry === "object" && entry !== null ? (entry as { enabled?: unknown }).enabled : true
       const off = enabled === false || booleanForm(enabled) === false
-      return [name, off ? entry : expandEnvDeep(entry, env, `${fileName}: toolsets.${name}`)]
+      if (off) return [[name, entry]]
+      const expanded = problems.attempt(() => expandEnvDeep(entry, env, `${fileName}: toolsets.${name}`))
+      return expanded === undefined ? [] : [[name, expanded]]
     }),
   )
 }

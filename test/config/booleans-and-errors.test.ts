@@ -139,6 +139,28 @@ describe("a config with several errors reports them all", () => {
     expect(missing[20]).toBe("and 2 more errors")
   })
 
+  test("errors across toolsets: the config's map, code toolsets' config and every custom file, together", () => {
+    const first = tempFile("team.yaml", TEAM_TOOLSET("sometimes"))
+    const second = tempFile(
+      "more.yaml",
+      "toolsets:\n  internet:\n    config: { timeout: 5 }\n  team/more:\n    description: d\n    tools: [{ name: m, description: d, command: x, timeot: 3 }]\n",
+    )
+    const config = load(
+      `custom_toolsets: [${first}, ${second}]\ntoolsets:\n  docker/core: { enabled: maybe }\n  bash:\n    config: { alow: [ls] }\n  prometheus/metrics:\n    config: { prometheus_url: "{{ env.DUPIN_TEST_PROM }}" }\n`,
+    )
+    const lines = failure(() => config.toolExecutor()).split("\n")
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `${config.configFile}: toolsets.docker/core.enabled: ${BOOLEAN}`,
+        `${config.configFile}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+        `${config.configFile}: toolsets.prometheus/metrics.config.prometheus_url uses {{ env.DUPIN_TEST_PROM }}, but DUPIN_TEST_PROM is not set.`,
+        `${first}: toolsets.team/ops.enabled: ${BOOLEAN}`,
+        expect.stringMatching(/more\.yaml: toolsets\.team\/more\.tools\[0\]\.timeot: unknown key/),
+      ]),
+    )
+    expect(lines).toHaveLength(5)
+  })
+
   test(
     "the CLI prints each on its own line and exits 2; a toolset config typo exits 2 too",
     async () => {
