@@ -19,6 +19,8 @@ export type Metadata = {
   costs: Costs
   /** Present when the history was compacted in this request: how often, and the latest figures. */
   compaction?: { count: number; last: CompactionMetadata }
+  /** Present when tool definitions passed their budget: tools held back now, tools loaded by search_tools. */
+  deferred_tools?: { deferred: number; loaded_by_search: string[] }
 }
 
 export type ToolResultObject = {
