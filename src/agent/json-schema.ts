@@ -99,10 +99,33 @@ function describe(errors: readonly OutputUnit[], root: unknown): string {
   return `${where(leaf.instanceLocation)}: ${own ? own(bound) : sentence(leaf.error)}`
 }
 
+/**
+ * The form a checked format wants, for the model's one correction: the validator's text names
+ * the format only, and a model that wrote `12:00:00` for `time` (which needs an offset) or a
+ * date-time with a space would write it again.
+ */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  "date-time": "2026-01-31T13:45:00Z (RFC 3339: T between date and time, and Z or an offset)",
+  date: "2026-01-31",
+  time: "13:45:00Z (with Z or an offset such as +02:00)",
+  duration: "PT5M or P1DT2H (ISO 8601, whole numbers)",
+  email: "ops@example.com",
+  hostname: "web-1.example.com",
+  ipv4: "192.0.2.10",
+  ipv6: "2001:db8::1",
+  uri: "https://example.com/path (absolute, with a scheme)",
+  "uri-reference": "/path or https://example.com/path",
+  uuid: "123e4567-e89b-12d3-a456-426614174000",
+}
+
 const OWN_WORDS: Record<string, (bound: unknown) => string> = {
   pattern: (p) => `does not match the pattern ${p}`,
   exclusiveMinimum: (n) => `must be greater than ${n}`,
   exclusiveMaximum: (n) => `must be less than ${n}`,
+  format: (f) => {
+    const example = typeof f === "string" ? FORMAT_EXAMPLES[f] : undefined
+    return `is not a valid ${JSON.stringify(f)}${example ? `, e.g. ${example}` : ""}`
+  },
 }
 
 /** The validator's message without its final period: the caller's sentence goes on after it. */
@@ -123,13 +146,16 @@ function valueAt(root: unknown, location: string): unknown {
 
 /**
  * The schema in standard JSON Schema: OpenAPI's `nullable: true` (which the validator does not
- * know) becomes null added to each keyword of the node that could refuse it.
+ * know) becomes null added to each keyword of the node that could refuse it. `$id` is dropped:
+ * dupin resolves every `$ref` against the root (`check`), while the validator would resolve one
+ * under a nested `$id` against that id and throw at the answer.
  */
 function standardSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(standardSchema)
   if (!isObject(node)) return node
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
+    if (key === "$id") continue
     out[key] =
       key === "enum" || key === "const" || key === "default" || key === "examples"
         ? value

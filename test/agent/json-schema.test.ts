@@ -101,8 +101,28 @@ describe("compileJsonSchema: validation", () => {
     // A format the validator knows is checked.
     expect(valid({ type: "string", format: "date-time" }, "2026-11-23T21:00:00Z")).toBeUndefined()
     expect(valid({ type: "string", format: "date-time" }, "x")).toBe(
-      'the answer: String does not match format "date-time"',
+      'the answer: is not a valid "date-time", e.g. 2026-01-31T13:45:00Z (RFC 3339: T between date and time, and Z or an offset)',
     )
+  })
+
+  test("a format's correction shows the model the form it wants (time needs an offset)", () => {
+    expect(valid({ properties: { at: { type: "string", format: "time" } } }, { at: "12:00:00" })).toBe(
+      '/at: is not a valid "time", e.g. 13:45:00Z (with Z or an offset such as +02:00)',
+    )
+    expect(valid({ type: "string", format: "time" }, "12:00:00+02:00")).toBeUndefined()
+    // A format the validator does not know only annotates.
+    expect(valid({ type: "string", format: "x-custom" }, "anything")).toBeUndefined()
+  })
+
+  test("an $id inside the schema does not move where $ref points: the answer is checked, not a throw", () => {
+    const schema = {
+      type: "object",
+      properties: { a: { $id: "item", type: "object", properties: { b: { $ref: "#/$defs/B" } } } },
+      $defs: { B: { type: "string" } },
+    }
+    expect(valid(schema, { a: { b: "ok" } })).toBeUndefined()
+    expect(valid(schema, { a: { b: 1 } })).toContain("/a/b:")
+    expect(valid({ $id: "https://example.com/s.json", ...schema }, { a: { b: "ok" } })).toBeUndefined()
   })
 })
 
