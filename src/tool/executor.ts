@@ -110,11 +110,19 @@ export class ToolExecutor {
   /** Re-runs every prerequisite check (`dupin toolsets check`). */
   async recheck(): Promise<void> {
     for (const t of this.toolsets) t.resetCheck()
+    this.#round = new AbortController()
+    const checks = this.ensureReady()
+    this.#clearCaches()
+    await checks
+    // A read while the checks ran saw the previous round's statuses (their checkedAt is still
+    // set) and may have cached them: the maps are rebuilt from the new outcome.
+    this.#clearCaches()
+  }
+
+  #clearCaches(): void {
     this.#schemas = undefined
     this.#byName = undefined
     this.#listed = undefined
-    this.#round = new AbortController()
-    await this.ensureReady()
   }
 
   /**
