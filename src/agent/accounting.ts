@@ -2,6 +2,7 @@ import type { CompactionMetadata, Truncation } from "../context/report.ts"
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ModelInfo, ToolSchema, Usage } from "../llm/types.ts"
+import type { DeferredTools } from "./deferred-tools.ts"
 import type { Costs, Metadata } from "./events.ts"
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
@@ -22,6 +23,7 @@ export class Accounting {
   constructor(
     readonly info: ModelInfo,
     readonly counter: TokenCounter,
+    readonly deferral?: DeferredTools,
   ) {}
 
   /** Records one provider call and returns its cost in USD. */
@@ -47,6 +49,8 @@ export class Accounting {
     if (this.truncations.length > 0) metadata.truncations = [...this.truncations]
     const last = this.compactions.at(-1)
     if (last) metadata.compaction = { count: this.compactions.length, last }
+    const deferred = this.deferral?.report()
+    if (deferred) metadata.deferred_tools = deferred
     return metadata
   }
 }

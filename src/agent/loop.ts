@@ -15,6 +15,7 @@ import type { ToolExecutor } from "../tool/executor.ts"
 import { Accounting } from "./accounting.ts"
 import type { ApprovalMode } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
+import { DeferredTools, toolDefinitionsBudget } from "./deferred-tools.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
 import { applyDecisions } from "./resume.ts"
 import { completeStep } from "./streamed-completion.ts"
@@ -59,11 +60,16 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
 
   await executor.ensureReady(signal)
   const counter = await TokenCounter.forModel(model.info.id)
-  const acct = new Accounting(model.info, counter)
+  // Past the tool definitions budget, tools are held back and offered through search_tools.
+  const deferral = new DeferredTools(
+    counter,
+    toolDefinitionsBudget(model.info.contextWindow, settings.toolDefinitionsPct),
+  )
+  const acct = new Accounting(model.info, counter, deferral)
   // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.
   const window = new ContextWindow({ model, counter, settings })
   try {
-    return yield* steps(options, { signal, maxSteps, approval, acct, window })
+    return yield* steps(options, { signal, maxSteps, approval, acct, window, deferral })
   } finally {
     // Removes spilled tool outputs, also when the consumer stops early or the run throws.
     await window.dispose()
@@ -76,11 +82,12 @@ type RunState = {
   approval: ApprovalMode
   acct: Accounting
   window: ContextWindow
+  deferral: DeferredTools
 }
 
 async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<EngineEvent, StopReason> {
   const { model, executor } = options
-  const { signal, maxSteps, approval, acct, window } = run
+  const { signal, maxSteps, approval, acct, window, deferral } = run
   const history = [...options.messages]
 
   const toMessage = (f: FinishedCall): ToolMessage => {
@@ -111,7 +118,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     // read_tool_output joins the tools once an output was truncated; then the history must fit.
     const paging = window.pagingNeeded()
     if (paging) await step.executor.add(paging)
-    const tools = step.executor.schemas()
+    const tools = await deferral.tools(step.executor, history)
     const fitted = yield* window.fit(history, tools, signal)
     if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
     acct.truncations.push(...fitted.truncations)

@@ -189,12 +189,23 @@ export class ContextWindow {
     const needed = this.tokens(fixed, tools)
     const available = contextWindow - maxOutputTokens
     if (needed <= available) return
-    const toolsNote =
-      tools.length > 0 ? ` (including ${this.counter.countTools(tools)} for the tool definitions)` : ""
+    const toolTokens = this.counter.countTools(tools)
+    const systemTokens = this.tokens(system, [])
     throw new RequestError(
-      `The question and system prompt need ${needed} tokens${toolsNote} but model ${this.model.name} has a window of ${contextWindow} (${contextWindow} - ${maxOutputTokens} output reserve = ${available} available). Shorten the question or attached files, or use a model with a larger context window.`,
+      `The question and system prompt need ${needed} tokens (system prompt ${systemTokens}, tool definitions ${toolTokens}, question ${needed - systemTokens - toolTokens}) but model ${this.model.name} has a window of ${contextWindow} (${contextWindow} - ${maxOutputTokens} output reserve = ${available} available). ${howToFit(this.settings.toolDefinitionsPct)}`,
     )
   }
+}
+
+/** What an operator can change when the fixed part of a request does not fit the window. */
+function howToFit(toolDefinitionsPct: number): string {
+  return [
+    "To fit: raise context_window (modelList) if the model allows more, or use a model with a larger window;",
+    `lower limits.tool_definitions_budget_pct (now ${toolDefinitionsPct}%; tools past it are loaded on demand by search_tools) or disable toolsets;`,
+    "turn off system prompt sections with ENABLED_PROMPTS (e.g. ENABLED_PROMPTS=intro,toolset_instructions);",
+    "lower max_output_tokens (modelList) or OVERRIDE_MAX_OUTPUT_TOKEN if set;",
+    "or shorten the question and attached files.",
+  ].join(" ")
 }
 
 /** Percentage of tokens saved, two decimals. */

@@ -19,6 +19,26 @@ export type ModelOverrides = {
 
 export const UNKNOWN_MODEL_DEFAULTS = { contextWindow: 128_000, maxOutputTokens: 4_096 } as const
 
+/** No output reserve is larger than this unless set explicitly (HolmesGPT's cap). */
+export const MAX_OUTPUT_RESERVE = 64_000
+/** Share of the window the output reserve may take unless set explicitly: one fifth. */
+export const OUTPUT_RESERVE_WINDOW_DIVISOR = 5
+
+/**
+ * Tokens kept free for the answer. A limit set explicitly (modelList `max_output_tokens`,
+ * OVERRIDE_MAX_OUTPUT_TOKEN) is used as given; a catalog or default limit is capped at a fifth of
+ * the window and at 64000, as HolmesGPT does, so a small-window model (an 8B model on Ollama with
+ * 8k) keeps most of its window for the question and the tools.
+ */
+export function outputReserve(contextWindow: number, limit: number | undefined, explicit: boolean): number {
+  if (explicit && limit !== undefined) return limit
+  const cap = Math.max(
+    1,
+    Math.floor(Math.min(contextWindow / OUTPUT_RESERVE_WINDOW_DIVISOR, MAX_OUTPUT_RESERVE)),
+  )
+  return Math.min(limit ?? UNKNOWN_MODEL_DEFAULTS.maxOutputTokens, cap)
+}
+
 const INDEX: ReadonlyMap<string, CatalogEntry> = buildIndex()
 
 function buildIndex(): Map<string, CatalogEntry> {
@@ -96,7 +116,15 @@ export function resolveModelInfo(id: string, overrides: ModelOverrides = {}, env
   const envWindow = positiveInt(env, "OVERRIDE_MAX_CONTENT_SIZE")
   const envOutput = positiveInt(env, "OVERRIDE_MAX_OUTPUT_TOKEN")
   const contextWindow = envWindow ?? overrides.contextWindow ?? entry?.window
-  const maxOutputTokens = envOutput ?? overrides.maxOutputTokens ?? entry?.output
+  const explicitOutput = envOutput ?? overrides.maxOutputTokens ?? undefined
+  const window = contextWindow ?? UNKNOWN_MODEL_DEFAULTS.contextWindow
+  const maxOutputTokens = outputReserve(window, explicitOutput ?? entry?.output, explicitOutput !== undefined)
+  if (maxOutputTokens >= window) {
+    const key = envOutput !== undefined ? "OVERRIDE_MAX_OUTPUT_TOKEN" : "max_output_tokens (modelList)"
+    throw new ConfigError(
+      `${key} = ${maxOutputTokens} leaves no room for the prompt in the ${window}-token context window of ${fullId}: lower it (a fifth of the window, ${Math.floor(window / OUTPUT_RESERVE_WINDOW_DIVISOR)}, is what dupin reserves when it is not set) or raise context_window.`,
+    )
+  }
 
   // An operator who set the window for an unknown model has already dealt with it.
   if (!entry && contextWindow === undefined && !warnedUnknown.has(fullId)) {
@@ -114,8 +142,8 @@ export function resolveModelInfo(id: string, overrides: ModelOverrides = {}, env
   return {
     id: fullId,
     provider,
-    contextWindow: contextWindow ?? UNKNOWN_MODEL_DEFAULTS.contextWindow,
-    maxOutputTokens: maxOutputTokens ?? UNKNOWN_MODEL_DEFAULTS.maxOutputTokens,
+    contextWindow: window,
+    maxOutputTokens,
     supportsVision: overrides.supportsVision ?? entry?.vision ?? true,
     inputCostPerToken: overrides.inputCostPerToken ?? (entry ? entry.inputPrice / 1_000_000 : 0),
     outputCostPerToken: overrides.outputCostPerToken ?? (entry ? entry.outputPrice / 1_000_000 : 0),

@@ -257,7 +257,7 @@ describe("compaction", () => {
     expect(result.metadata?.compaction?.count).toBe(1)
   })
 
-  test("a question that cannot fit with the system prompt is a RequestError naming the sizes", async () => {
+  test("a question that cannot fit with the system prompt is a RequestError naming the sizes and what to change", async () => {
     const huge = "please look at this log line carefully ".repeat(900)
     const llm = engine(fake, { overrides: SMALL })
     const run = llm.call([
@@ -266,8 +266,16 @@ describe("compaction", () => {
     ])
     await expect(run).rejects.toBeInstanceOf(RequestError)
     await expect(run).rejects.toThrow(
-      /The question and system prompt need \d+ tokens but model .* has a window of 4000 \(4000 - 500 output reserve = 3500 available\)/,
+      /The question and system prompt need \d+ tokens \(system prompt \d+, tool definitions 0, question \d+\) but model .* has a window of 4000 \(4000 - 500 output reserve = 3500 available\)/,
     )
+    // It names every knob: the window, the tool definitions budget, the prompt sections, the reserve.
+    for (const knob of [
+      "context_window",
+      "limits.tool_definitions_budget_pct",
+      "ENABLED_PROMPTS",
+      "max_output_tokens",
+    ])
+      await expect(run).rejects.toThrow(knob)
     expect(fake.requests.length).toBe(0)
   })
 })

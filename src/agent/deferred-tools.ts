@@ -1,0 +1,216 @@
+import { READ_TOOL_OUTPUT } from "../context/read-tool-output.ts"
+import type { TokenCounter } from "../llm/tokens.ts"
+import type { ChatMessage, ToolSchema } from "../llm/types.ts"
+import type { ToolExecutor } from "../tool/executor.ts"
+import type { Tool } from "../tool/tool.ts"
+import {
+  DEFAULT_SEARCH_RESULTS,
+  MAX_SEARCH_RESULTS,
+  queryWords,
+  SEARCH_TOOLS,
+  type SearchEntry,
+  type SearchOutcome,
+  scoreTool,
+  type ToolCatalog,
+  toolSearchToolset,
+} from "./tool-search.ts"
+
+/** Tools never deferred: planning, paging and the search tool itself. */
+const CORE_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", READ_TOOL_OUTPUT, SEARCH_TOOLS])
+
+/** What deferral did in a run, for the metadata: tools held back now, tools loaded by search. */
+export type DeferralReport = { deferred: number; loaded_by_search: string[] }
+
+type Candidate = { schema: ToolSchema; toolset: string; deferFirst: boolean; size: number }
+
+/**
+ * Deferred tools for one run. While the definitions of the offered tools fit in `budget` tokens
+ * they are all sent. Past it, the run sends the core tools, the tools it already used and as many
+ * others as fit, plus `search_tools`, whose description names what is held back; the tools a search
+ * returns are sent from the next step on. Held back first: tools of `deferFirst` toolsets (MCP
+ * servers), then the largest definitions. A tool once sent stays for the rest of the run.
+ */
+export class DeferredTools implements ToolCatalog {
+  /** Tools sent at least once (or called in the history): never held back again. */
+  readonly #pinned = new Set<string>()
+  readonly #loadedBySearch: string[] = []
+  /** Held back, by name, in deferral order. */
+  #deferred = new Map<string, SearchEntry>()
+  #all: SearchEntry[] = []
+  #source: readonly ToolSchema[] | undefined
+  #sent: ToolSchema[] = []
+  #dirty = true
+  #searchAdded = false
+
+  constructor(
+    private readonly counter: TokenCounter,
+    readonly budget: number,
+  ) {}
+
+  /** The tools to send for the next model call; adds `search_tools` to the run's executor when needed. */
+  async tools(executor: ToolExecutor, history: readonly ChatMessage[]): Promise<ToolSchema[]> {
+    this.#pinCalled(history)
+    const offered = executor.offeredTools
+    const source = executor.schemas().filter((s) => s.function.name !== SEARCH_TOOLS)
+    // A rebuilt list with the same tools (the executor's caches dropped) keeps the plan.
+    if (!sameNames(source, this.#source)) this.#plan(source, offered)
+    else if (source.some((s, i) => s !== this.#source?.[i])) this.#refresh(source)
+    this.#source = source
+    if (this.#deferred.size > 0 && !this.#searchAdded) {
+      this.#searchAdded = true
+      await executor.add(toolSearchToolset(this))
+    }
+    if (this.#dirty) {
+      this.#dirty = false
+      this.#sent = this.#send(source)
+      for (const s of this.#sent) this.#pinned.add(s.function.name)
+    }
+    return this.#sent
+  }
+
+  /** Undefined when nothing was ever held back. */
+  report(): DeferralReport | undefined {
+    if (!this.#searchAdded) return undefined
+    return { deferred: this.#deferred.size, loaded_by_search: [...this.#loadedBySearch] }
+  }
+
+  search(query: string, limit: number): SearchOutcome {
+    const words = queryWords(query)
+    const ranked = this.#all
+      .filter((e) => !CORE_TOOLS.has(e.schema.function.name))
+      .map((entry) => ({ entry, score: scoreTool(entry, words) }))
+      .filter((r) => r.score > 0)
+      .sort(
+        (a, b) =>
+          b.score - a.score || a.entry.schema.function.name.localeCompare(b.entry.schema.function.name),
+      )
+      .slice(0, limit)
+    const outcome: SearchOutcome = { found: [], already: [] }
+    for (const { entry } of ranked) {
+      const name = entry.schema.function.name
+      if (!this.#deferred.delete(name)) {
+        outcome.already.push(name)
+        continue
+      }
+      outcome.found.push(entry)
+      this.#pinned.add(name)
+      this.#loadedBySearch.push(name)
+      this.#dirty = true
+    }
+    return outcome
+  }
+
+  summary(): string {
+    if (this.#deferred.size === 0) return "Every tool is already available."
+    return `Tools that can be loaded: ${this.#listing(true)}.`
+  }
+
+  #pinCalled(history: readonly ChatMessage[]): void {
+    for (const m of history) {
+      if (m.role !== "assistant") continue
+      for (const call of m.tool_calls ?? []) {
+        const name = call.function.name
+        if (this.#pinned.has(name)) continue
+        this.#pinned.add(name)
+        if (this.#deferred.delete(name)) this.#dirty = true
+      }
+    }
+  }
+
+  #plan(source: readonly ToolSchema[], offered: Record<string, Tool>): void {
+    this.#dirty = true
+    const candidates: Candidate[] = source.map((schema) => {
+      const toolset = offered[schema.function.name]?.toolset
+      return {
+        schema,
+        toolset: toolset?.name ?? "other",
+        deferFirst: toolset?.deferFirst === true,
+        size: this.counter.countTools([schema]),
+      }
+    })
+    this.#all = candidates.map(({ schema, toolset }) => ({ schema, toolset }))
+    this.#deferred = new Map()
+    let total = candidates.reduce((sum, c) => sum + c.size, 0)
+    if (total <= this.budget) return
+    const order = candidates
+      .filter((c) => !CORE_TOOLS.has(c.schema.function.name) && !this.#pinned.has(c.schema.function.name))
+      .sort((a, b) => Number(b.deferFirst) - Number(a.deferFirst) || b.size - a.size)
+    // The search tool's own definition counts too; its description grows with what it lists.
+    const searchSize = () => this.counter.countTools([this.#searchSchema(false)])
+    for (const c of order) {
+      if (this.#deferred.size > 0 && total + searchSize() <= this.budget) break
+      this.#deferred.set(c.schema.function.name, { schema: c.schema, toolset: c.toolset })
+      total -= c.size
+    }
+  }
+
+  /** Same tools, new schema objects: the search and the next send use the new ones. */
+  #refresh(source: readonly ToolSchema[]): void {
+    const byName = new Map(source.map((s) => [s.function.name, s]))
+    const fresh = (e: SearchEntry): SearchEntry => ({
+      ...e,
+      schema: byName.get(e.schema.function.name) ?? e.schema,
+    })
+    this.#all = this.#all.map(fresh)
+    this.#deferred = new Map([...this.#deferred].map(([name, e]) => [name, fresh(e)]))
+    this.#dirty = true
+  }
+
+  /** The schemas to send: the source minus what is held back, plus the search tool. */
+  #send(source: readonly ToolSchema[]): ToolSchema[] {
+    const kept = source.filter((s) => !this.#deferred.has(s.function.name))
+    if (!this.#searchAdded) return kept
+    const withNames = [...kept, this.#searchSchema(true)]
+    if (this.#deferred.size === 0 || this.counter.countTools(withNames) <= this.budget) return withNames
+    return [...kept, this.#searchSchema(false)]
+  }
+
+  /** `search_tools` with a description naming what it can load: tool names, or toolsets and counts. */
+  #searchSchema(names: boolean): ToolSchema {
+    const more =
+      this.#deferred.size === 0
+        ? "Every tool is loaded now."
+        : `${this.#deferred.size} more tools are not loaded yet, to save context: ${this.#listing(names)}.`
+    return {
+      type: "function",
+      function: {
+        name: SEARCH_TOOLS,
+        description: `Find and load tools by name or by words about what you need; the tools it returns can be called from your next step. ${more}`,
+        parameters: {
+          type: "object",
+          properties: {
+            query: { type: "string", description: "tool names, or words about the task (e.g. 'pod logs')" },
+            limit: {
+              type: "integer",
+              description: `most tools to load (default ${DEFAULT_SEARCH_RESULTS}, at most ${MAX_SEARCH_RESULTS})`,
+            },
+          },
+          required: ["query"],
+        },
+      },
+    }
+  }
+
+  /** Held-back tools by toolset: `set: a, b; other: c` with names, else `set (2), other (1)`. */
+  #listing(names: boolean): string {
+    const groups = new Map<string, string[]>()
+    for (const [name, entry] of this.#deferred) {
+      const group = groups.get(entry.toolset) ?? []
+      group.push(name)
+      groups.set(entry.toolset, group)
+    }
+    return [...groups]
+      .map(([toolset, tools]) => (names ? `${toolset}: ${tools.join(", ")}` : `${toolset} (${tools.length})`))
+      .join(names ? "; " : ", ")
+  }
+}
+
+/** Tokens the enabled tools' definitions may take before tools are deferred. */
+export function toolDefinitionsBudget(contextWindow: number, pct: number): number {
+  return Math.max(1, Math.floor((contextWindow * pct) / 100))
+}
+
+function sameNames(a: readonly ToolSchema[], b: readonly ToolSchema[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false
+  return a.every((s, i) => s.function.name === b[i]?.function.name)
+}
