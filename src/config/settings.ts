@@ -148,11 +148,28 @@ function keyName(file: string | undefined, key: string): string {
   return file ? `${file}: server.${key}` : `server.${key}`
 }
 
-/** A value with `{{ env.X }}` expanded at its first read (errors name `where` and X), then kept. */
+/**
+ * A value with `{{ env.X }}` expanded at its first read (errors name `where` and X), then kept.
+ * A configured secret that expands to nothing is an error too: an empty `auth_token` would serve
+ * without authentication, silently, because a variable was left blank on one host.
+ */
 function lazySecret(raw: string | null | undefined, env: Env, where: string): () => string | undefined {
   let value: { v: string | undefined } | undefined
   return () => {
-    value ??= { v: raw ? expandEnv(raw, env, where) || undefined : undefined }
+    if (value) return value.v
+    const expanded = raw ? expandEnv(raw, env, where) : undefined
+    if (raw && expanded?.trim() === "") {
+      const names = [...raw.matchAll(/\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1])
+      const cause =
+        names.length > 0
+          ? `${names.join(", ")} ${names.length > 1 ? "are" : "is"} set but empty`
+          : "it is blank"
+      throw new ConfigError(
+        `${where} is empty (${cause}): give it a value, or remove the key to serve without it.`,
+        where,
+      )
+    }
+    value = { v: expanded || undefined }
     return value.v
   }
 }

@@ -48,6 +48,25 @@ describe("server secrets from unset variables", () => {
     expect(set.server.approvalSecret).toBe("s")
   })
 
+  test(
+    "a variable set but empty is refused where the secret is read, naming it: no silent serve without auth",
+    async () => {
+      const path = configFile()
+      const env = { DUPIN_TEST_UNSET_TOKEN: "", DUPIN_TEST_UNSET_SECRET: " " }
+      const config = Config.loadFromFile(path, { env })
+      expect(config.modelNames()).toEqual(["openai/gpt-4o"])
+      expect(() => config.server.authToken).toThrow(
+        `${path}: server.auth_token is empty (DUPIN_TEST_UNSET_TOKEN is set but empty): give it a value, or remove the key to serve without it.`,
+      )
+      expect(() => config.server.approvalSecret).toThrow("DUPIN_TEST_UNSET_SECRET is set but empty")
+      const serve = await runCli(["serve", "--config", path, "--port", "0"], { env: { ...cliEnv(), ...env } })
+      expect(serve.code).toBe(2)
+      expect(serve.stderr).toContain("server.auth_token is empty (DUPIN_TEST_UNSET_TOKEN is set but empty)")
+      expect(serve.stderr).not.toContain("listening")
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
   test("deploy/config.example.yaml loads and builds its model and toolsets with SVC_* unset", () => {
     const config = Config.loadFromFile(EXAMPLE, { env: { OPENAI_API_KEY: "sk-test" } })
     expect(config.modelNames()).toEqual(["fast", "accurate"])
