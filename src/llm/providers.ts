@@ -171,8 +171,16 @@ function checkURL(base: string, id: string, from: string): void {
   }
   if (url && (url.protocol === "http:" || url.protocol === "https:") && url.hostname) return
   throw new ConfigError(
-    `Invalid base URL "${base}" for model ${id}, set by ${from}: expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1.`,
+    `Invalid base URL "${withoutCredentials(base)}" for model ${id}, set by ${from}: expected http(s)://host[:port][/path], e.g. https://api.openai.com/v1.`,
   )
+}
+
+/**
+ * A value that is not a usable URL, for a message (the CLI, the log, the unauthenticated
+ * `/readyz`): user info and query, where keys travel, are cut by hand since the URL parser failed.
+ */
+function withoutCredentials(base: string): string {
+  return base.replace(/\/\/[^/?#]*@/, "//[REDACTED]@").replace(/[?#].*$/s, "")
 }
 
 /** The base URL for messages: without credentials or query, which may carry a key. */

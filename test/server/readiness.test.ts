@@ -75,6 +75,25 @@ describe("readiness judges the models from config", () => {
     expect(body.detail).toContain("DUPIN_TEST_NO_KEY is not set")
   })
 
+  test("an unusable api_base is the reason, without the credentials or query it carries (/readyz is unauthenticated)", async () => {
+    for (const apiBase of [
+      "http://ops:s3cret-pw@llm.internal:80a/v1",
+      "http://llm.internal:99999/v1?api-key=s3cret-q",
+    ]) {
+      const s = start({ model: "openai/qwen3", apiKey: "k", apiBase })
+      const res = await fetch(`${s.url}/readyz`)
+      const text = await res.text()
+      expect(res.status).toBe(503)
+      expect(text).toContain("Invalid base URL")
+      expect(text).not.toContain("s3cret")
+      const info = await (await fetch(`${s.url}/api/info`)).text()
+      expect(info).toContain("Invalid base URL")
+      expect(info).not.toContain("s3cret")
+      await s.shutdown(100)
+      server = undefined
+    }
+  })
+
   test("ready with the key set, with an Ollama model (no key), and when one modelList entry can be called", async () => {
     for (const [init, env] of [
       [{ model: "openai/gpt-4o" }, { OPENAI_API_KEY: "k" }],
