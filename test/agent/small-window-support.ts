@@ -72,8 +72,11 @@ export const toolNames = (request: RecordedRequest): string[] =>
   ((request.body?.tools as ToolSchema[] | undefined) ?? []).map((t) => t.function.name)
 
 /** Tokens of a request as sent (messages and tool definitions), counted as dupin counts them. */
-export async function requestTokens(request: RecordedRequest): Promise<{ total: number; tools: number }> {
-  const counter = await TokenCounter.forModel(SMALL_MODEL)
+export async function requestTokens(
+  request: RecordedRequest,
+  model = SMALL_MODEL,
+): Promise<{ total: number; tools: number }> {
+  const counter = await TokenCounter.forModel(model)
   const messages = (request.body?.messages ?? []) as ChatMessage[]
   const tools = (request.body?.tools ?? []) as ToolSchema[]
   const tally = counter.tally(messages, tools)
