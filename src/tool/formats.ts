@@ -66,7 +66,9 @@ export function unknownFormats(schema: unknown, path = ""): { path: string; form
   const found: { path: string; format: string }[] = []
   for (const [key, value] of Object.entries(schema)) {
     if (key === "format" && typeof value === "string") {
-      if (!FormatRegistry.Has(value)) found.push({ path: path || "/", format: value })
+      // Only strings are checked against a format (TypeBox, JSON Schema): OpenAPI's int64 or
+      // double on a number only annotates, and a schema using it compiles and checks fine.
+      if (!FormatRegistry.Has(value) && takesStrings(schema)) found.push({ path: path || "/", format: value })
     } else if (NAMED_SCHEMAS.has(key) && value !== null && typeof value === "object") {
       for (const [name, sub] of Object.entries(value))
         found.push(...unknownFormats(sub, `${path}/${key}/${name}`))
@@ -75,6 +77,13 @@ export function unknownFormats(schema: unknown, path = ""): { path: string; form
     }
   }
   return found
+}
+
+/** Whether a schema node may hold a string (no `type`, `string`, or a list with it). */
+function takesStrings(node: object): boolean {
+  const type = (node as { type?: unknown }).type
+  if (type === undefined) return true
+  return Array.isArray(type) ? type.includes("string") : type === "string"
 }
 
 /** The message for a schema of `owner` (e.g. "toolset statuspage") that names unknown formats. */

@@ -18,7 +18,11 @@ function configToolset(
 }
 
 async function statusOf(toolset: Toolset): Promise<{ status: string; error?: string }> {
-  const config = new Config({ model: "openai/gpt-4.1-mini", apiKey: "sk-test", additionalToolsets: [toolset] })
+  const config = new Config({
+    model: "openai/gpt-4.1-mini",
+    apiKey: "sk-test",
+    additionalToolsets: [toolset],
+  })
   await config.createConsoleToolCallingLLM().toolExecutor.ensureReady()
   return { status: String(toolset.status), error: toolset.error }
 }
@@ -79,7 +83,11 @@ describe("string formats in toolset config schemas", () => {
     const toolset = configToolset("statuspage", Type.Object({ url: Type.String({ format: "urx" }) }), {
       url: "https://status.example.com",
     })
-    const config = new Config({ model: "openai/gpt-4.1-mini", apiKey: "sk-test", additionalToolsets: [toolset] })
+    const config = new Config({
+      model: "openai/gpt-4.1-mini",
+      apiKey: "sk-test",
+      additionalToolsets: [toolset],
+    })
     let error: unknown
     try {
       config.createConsoleToolCallingLLM()
@@ -99,10 +107,36 @@ describe("string formats in toolset config schemas", () => {
       }
     }
     const toolset = new Toolset({ name: "calendar", description: "c", tools: [new FormattedTool()] })
-    const config = new Config({ model: "openai/gpt-4.1-mini", apiKey: "sk-test", additionalToolsets: [toolset] })
+    const config = new Config({
+      model: "openai/gpt-4.1-mini",
+      apiKey: "sk-test",
+      additionalToolsets: [toolset],
+    })
     expect(() => config.createConsoleToolCallingLLM()).toThrow(
       /toolset calendar: tool echo: parameters.*'someday'/,
     )
+  })
+
+  test("OpenAPI's number formats (int64, double) only annotate: the toolset loads and its tool checks", async () => {
+    class CountTool extends EchoTool {
+      override inputSchema() {
+        return Type.Object({
+          limit: Type.Integer({ format: "int64" }),
+          ratio: Type.Number({ format: "double" }),
+        })
+      }
+    }
+    const tool = new CountTool()
+    const toolset = new Toolset({ name: "generated", description: "g", tools: [tool] })
+    const config = new Config({
+      model: "openai/gpt-4.1-mini",
+      apiKey: "sk-test",
+      additionalToolsets: [toolset],
+    })
+    await config.createConsoleToolCallingLLM().toolExecutor.ensureReady()
+    expect(toolset.status).toBe("enabled")
+    expect(tool.validate({ limit: 5, ratio: 0.5 }).ok).toBe(true)
+    expect(tool.validate({ limit: "5", ratio: 0.5 }).ok).toBe(false)
   })
 
   test("a tool parameter with a format checks the model's value", () => {
