@@ -187,7 +187,7 @@ export class SchemaProblem extends Error {
     readonly pointer: string,
     problem: string,
   ) {
-    super(pointer ? `${pointer}: ${problem}` : problem)
+    super(pointer ? `${short(pointer, 200)}: ${problem}` : problem)
     this.name = "SchemaProblem"
   }
 }
@@ -198,7 +198,7 @@ function check(node: unknown, root: Record<string, unknown>, at: string, depth: 
   if (depth > MAX_DEPTH) throw new SchemaProblem(at, `the schema is nested deeper than ${MAX_DEPTH} levels`)
   for (const key of Object.keys(node)) {
     if (!SUPPORTED.has(key))
-      throw new SchemaProblem(at, `the keyword "${key}" is not supported for structured output`)
+      throw new SchemaProblem(at, `the keyword "${short(key, 40)}" is not supported for structured output`)
   }
   const sub = (child: unknown, path: string) => check(child, root, path, depth + 1)
 
@@ -250,7 +250,10 @@ function check(node: unknown, root: Record<string, unknown>, at: string, depth: 
   if (node.$ref !== undefined) {
     if (typeof node.$ref !== "string") throw new SchemaProblem(`${at}/$ref`, "$ref must be a string")
     if (resolveRef(root, node.$ref) === undefined) {
-      throw new SchemaProblem(`${at}/$ref`, `$ref "${node.$ref}" does not point inside this schema`)
+      throw new SchemaProblem(
+        `${at}/$ref`,
+        `$ref "${short(node.$ref, 80)}" does not point inside this schema`,
+      )
     }
   }
   if (node.pattern !== undefined) {
@@ -288,6 +291,11 @@ function resolveRef(root: Record<string, unknown>, ref: string): Schema | undefi
     node = node[key]
   }
   return isObject(node) || typeof node === "boolean" ? node : undefined
+}
+
+/** A caller's text in a 400: never echoed whole (a client may send megabytes of it). */
+function short(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -152,6 +152,25 @@ describe("compileJsonSchema: unusable schemas are refused", () => {
     })
   }
 
+  test("a refusal never echoes a caller's huge keyword, property name or $ref whole", () => {
+    const big = "k".repeat(100_000)
+    for (const schema of [
+      { [big]: 1 },
+      { properties: { [big]: { type: "strng" } } },
+      { properties: { a: { $ref: `#/$defs/${big}` } } },
+    ]) {
+      let message = ""
+      try {
+        compileJsonSchema(schema)
+      } catch (error) {
+        expect(error).toBeInstanceOf(SchemaProblem)
+        message = (error as Error).message
+      }
+      expect(message).toContain("…")
+      expect(message.length).toBeLessThan(400)
+    }
+  })
+
   test("a self-reference without structure does not loop for ever", () => {
     expect(valid({ $ref: "#" }, 1)).toContain("nested too deeply")
   })
