@@ -202,7 +202,7 @@ function howToFit(toolDefinitionsPct: number): string {
   return [
     "To fit: raise context_window (modelList) if the model allows more, or use a model with a larger window;",
     `lower limits.tool_definitions_budget_pct (now ${toolDefinitionsPct}%; tools past it are loaded on demand by search_tools) or disable toolsets;`,
-    "turn off system prompt sections with ENABLED_PROMPTS (e.g. ENABLED_PROMPTS=intro,toolset_instructions);",
+    "turn off system prompt sections with ENABLED_PROMPTS (e.g. ENABLED_PROMPTS=intro,ask_user,general_instructions);",
     "lower max_output_tokens (modelList) or OVERRIDE_MAX_OUTPUT_TOKEN if set;",
     "or shorten the question and attached files.",
   ].join(" ")
