@@ -34,6 +34,8 @@ export class DeferredTools implements ToolCatalog {
   /** Tools sent at least once (or called in the history): never held back again. */
   readonly #pinned = new Set<string>()
   readonly #loadedBySearch: string[] = []
+  /** Tokens of the definitions search loaded; bounded by the budget. */
+  #loadedTokens = 0
   /** Held back, by name, in deferral order. */
   #deferred = new Map<string, SearchEntry>()
   #all: SearchEntry[] = []
@@ -85,13 +87,22 @@ export class DeferredTools implements ToolCatalog {
           b.score - a.score || a.entry.schema.function.name.localeCompare(b.entry.schema.function.name),
       )
       .slice(0, limit)
-    const outcome: SearchOutcome = { found: [], already: [] }
+    const outcome: SearchOutcome = { found: [], already: [], skipped: [] }
     for (const { entry } of ranked) {
       const name = entry.schema.function.name
-      if (!this.#deferred.delete(name)) {
+      if (!this.#deferred.has(name)) {
         outcome.already.push(name)
         continue
       }
+      // What search loads is bounded too: at most another budget's worth, so the definitions
+      // never crowd out the conversation (the model works with what it has, or the run ends).
+      const size = this.counter.countTools([entry.schema])
+      if (this.#loadedTokens + size > this.budget) {
+        outcome.skipped.push(name)
+        continue
+      }
+      this.#loadedTokens += size
+      this.#deferred.delete(name)
       outcome.found.push(entry)
       this.#pinned.add(name)
       this.#loadedBySearch.push(name)

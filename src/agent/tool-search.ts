@@ -13,8 +13,11 @@ export const MAX_SEARCH_RESULTS = 10
 /** A deferred tool as the search ranks it: its definition and the toolset it comes from. */
 export type SearchEntry = { schema: ToolSchema; toolset: string }
 
-/** What a search did: the tools it found (now loaded) and those it found already loaded. */
-export type SearchOutcome = { found: SearchEntry[]; already: string[] }
+/**
+ * What a search did: the tools it found (now loaded), those already loaded, and those it could not
+ * load because the tools loaded by search reached their bound.
+ */
+export type SearchOutcome = { found: SearchEntry[]; already: string[]; skipped: string[] }
 
 /** Where the search tool looks: the run's deferred tools (see DeferredTools). */
 export interface ToolCatalog {
@@ -53,13 +56,17 @@ export class ToolSearchTool extends Tool {
     const query = String(params.query ?? "").trim()
     const raw = typeof params.limit === "number" ? Math.trunc(params.limit) : DEFAULT_SEARCH_RESULTS
     const limit = Math.min(MAX_SEARCH_RESULTS, Math.max(1, raw))
-    const { found, already } = this.catalog.search(query, limit)
+    const { found, already, skipped } = this.catalog.search(query, limit)
     const lines: string[] = []
     if (found.length > 0) {
       lines.push(`Loaded ${found.length} tool(s); call them from your next step:`)
       for (const entry of found) lines.push(signature(entry))
     }
     if (already.length > 0) lines.push(`Already available: ${already.join(", ")}.`)
+    if (skipped.length > 0)
+      lines.push(
+        `Not loaded, the context window has no room for more tool definitions (limits.tool_definitions_budget_pct): ${skipped.join(", ")}. Work with the tools you have.`,
+      )
     if (lines.length === 0) {
       return new StructuredToolResult({
         status: ToolResultStatus.NO_DATA,

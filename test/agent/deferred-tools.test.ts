@@ -97,15 +97,20 @@ describe("which tools are held back", () => {
 describe("search_tools", () => {
   test("ranks by name, then description and parameters, loads a bounded count, and loaded tools stay", async () => {
     const tools = [
-      new SizedTool("pod_logs", 30, "pod logs"),
+      new SizedTool("pod_logs", 60, "pod logs"),
       new SizedTool("node_status", 30, "nodes"),
       ...Array.from({ length: 20 }, (_, i) => new SizedTool(`probe_${i}`, 30, "pod health")),
     ]
-    const { run, deferral } = await planFor([new Toolset({ name: "k8s", tools })], 100)
+    const { run, deferral, counter } = await planFor([new Toolset({ name: "k8s", tools })], 400)
     const found = deferral.search("pod logs", 3)
     expect(found.found.map((e) => e.schema.function.name)[0]).toBe("pod_logs")
     expect(found.found).toHaveLength(3)
-    expect(deferral.search("probe", 50).found.length).toBeLessThanOrEqual(50)
+    // What search loads is bounded by the budget too: the rest is named as not loaded.
+    const probes = deferral.search("probe", 50)
+    expect(probes.found.length).toBeGreaterThan(0)
+    expect(probes.skipped.length).toBeGreaterThan(0)
+    const loaded = [...found.found, ...probes.found].map((e) => e.schema)
+    expect(counter.countTools(loaded)).toBeLessThanOrEqual(400)
     const next = names(await deferral.tools(run, []))
     for (const entry of found.found) expect(next).toContain(entry.schema.function.name)
     // Already loaded: reported as such, not loaded twice.
