@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Config } from "../../src/core/config.ts"
+import { Config, type ConfigInit } from "../../src/core/config.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
 import type { ChatMessage, ToolSchema } from "../../src/llm/types.ts"
 import type { FakeProvider, RecordedRequest } from "../support/fake-provider.ts"
@@ -54,14 +54,15 @@ export function smallConfig(
   tools: SmallWindow,
   window: number,
   env: Record<string, string> = {},
-  entry: Record<string, unknown> = {},
+  init: Omit<ConfigInit, "env" | "model" | "modelList"> = {},
 ): Config {
   return new Config({
     model: "small",
     modelList: {
-      small: { model: SMALL_MODEL, api_key: "test", api_base: fake.url, context_window: window, ...entry },
+      small: { model: SMALL_MODEL, api_key: "test", api_base: fake.url, context_window: window },
     },
     env: { ...tools.env, ...env },
+    ...init,
   })
 }
 
