@@ -10,6 +10,7 @@ import { assertValid } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit } from "../tool/parameter.ts"
 import { CommandTemplate, TemplateError } from "../tool/template.ts"
+import { ConfigProblems } from "./config-problems.ts"
 import {
   type ParameterBody,
   TOOL_IGNORED,
@@ -81,10 +82,18 @@ function definitions(
   fileName: string,
   base: string,
 ): ToolsetDefinition[] {
-  return Object.entries(map).map(([name, body]) => ({
-    ...toolsetDefinition(name, body, fileName, `${base}.${name}`),
-    keys: Object.keys((raw as Record<string, object>)[name] ?? {}),
-  }))
+  // Every toolset and tool is checked, so a file's problems are all named in one run.
+  const problems = new ConfigProblems()
+  const parsed = Object.entries(map).flatMap(([name, body]) => {
+    const definition = problems.attempt(() =>
+      toolsetDefinition(name, body, fileName, `${base}.${name}`, problems),
+    )
+    return definition
+      ? [{ ...definition, keys: Object.keys((raw as Record<string, object>)[name] ?? {}) }]
+      : []
+  })
+  problems.throwIfAny()
+  return parsed
 }
 
 /** Checks with the same message form as the schema's, for what a schema cannot say. */
@@ -97,20 +106,23 @@ function toolsetDefinition(
   body: ToolsetBody,
   fileName: string,
   path: string,
+  problems: ConfigProblems,
 ): ToolsetDefinition {
   const ignored = TOOLSET_IGNORED.filter((k) => k in body).map((k) => `${path}.${k}`)
-  const tools = (body.tools ?? []).map((tool, i) => {
+  const indexed = (body.tools ?? []).flatMap((tool, i) => {
     const at = `${path}.tools[${i}]`
     ignored.push(...TOOL_IGNORED.filter((k) => k in tool).map((k) => `${at}.${k}`))
-    return toolDefinition(tool, fileName, at)
+    const definition = problems.attempt(() => toolDefinition(tool, fileName, at))
+    return definition ? [{ index: i, definition }] : []
   })
   const seen = new Map<string, number>()
-  for (const [i, tool] of tools.entries()) {
+  for (const { index: i, definition: tool } of indexed) {
     const first = seen.get(tool.name)
     if (first !== undefined)
       fail(fileName, `${path}.tools[${i}].name`, `duplicate tool name "${tool.name}" (also tools[${first}])`)
     seen.set(tool.name, i)
   }
+  const tools = indexed.map((t) => t.definition)
   return {
     name,
     fileName,

@@ -161,6 +161,39 @@ describe("a config with several errors reports them all", () => {
     expect(lines).toHaveLength(5)
   })
 
+  test("a toolset file's checks beyond its schema name every problem: placeholder typos, names, patterns", () => {
+    const custom = tempFile(
+      "team.yaml",
+      `toolsets:
+  team/a:
+    description: A
+    tools:
+      - name: restart
+        description: Restart
+        command: "systemctl restart {{ servce }}"
+        parameters: { service: { type: string } }
+      - name: "bad name"
+        description: Bad
+        command: "echo x"
+  team/b:
+    description: B
+    tools:
+      - name: grep_logs
+        description: Grep
+        command: "grep {{ pattern }} /var/log/syslog"
+        parameters: { pattern: { type: string, pattern: "(" } }
+`,
+    )
+    const config = load(`custom_toolsets: [${custom}]\n`)
+    const lines = failure(() => config.toolExecutor()).split("\n")
+    expect(lines).toHaveLength(3)
+    expect(lines[0]).toStartWith(`${custom}: toolsets.team/a.tools[0].command: uses undeclared "servce"`)
+    expect(lines[1]).toStartWith(`${custom}: toolsets.team/a.tools[1].name: "bad name" must match`)
+    expect(lines[2]).toBe(
+      `${custom}: toolsets.team/b.tools[0].parameters.pattern.pattern: not a valid regular expression`,
+    )
+  })
+
   test(
     "the CLI prints each on its own line and exits 2; a toolset config typo exits 2 too",
     async () => {
