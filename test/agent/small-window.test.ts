@@ -131,11 +131,46 @@ async function expectInvestigation(result: LLMResult, window: number, reserve: n
   await expectEveryRequestFits(window, reserve)
 }
 
+/** A structured answer (response_format) in a small window. */
+async function structuredAnswer(window: number, reserve: number, env: Record<string, string> = {}) {
+  const { llm, messages } = await start(window, env)
+  fake.script({ content: "not json" }, { content: '{"cause":"database down"}' })
+  const responseFormat = {
+    type: "json_schema" as const,
+    json_schema: {
+      name: "diagnosis",
+      strict: true,
+      schema: { type: "object", properties: { cause: { type: "string" } }, required: ["cause"] },
+    },
+  }
+  const validateAnswer = (answer: string) => {
+    try {
+      JSON.parse(answer)
+      return undefined
+    } catch {
+      return "not JSON"
+    }
+  }
+  const result = await llm.call(messages, { responseFormat, validateAnswer })
+  expect(JSON.parse(result.result ?? "")).toEqual({ cause: "database down" })
+  const requests = completions(fake)
+  expect(requests).toHaveLength(2) // the invalid answer was sent back for a correction
+  for (const request of requests) {
+    expect(request.body?.response_format).toBeDefined()
+    expect(toolNames(request)).toContain("search_tools")
+  }
+  await expectEveryRequestFits(window, reserve)
+}
+
 describe("an 8k window with the default toolsets and prompt", () => {
   test("answers: search_tools loads fetch_pod_logs for the next step, its cut output is paged, every request fits", async () => {
     const { llm, messages } = await start(8000)
     scriptInvestigation()
     await expectInvestigation(await llm.call(messages), 8000, 1600)
+  })
+
+  test("structured output: an invalid answer is corrected, the JSON comes back, every request fits", async () => {
+    await structuredAnswer(8000, 1600)
   })
 
   test("a follow-up that no longer fits is compacted; tools used earlier are sent up front", async () => {
@@ -161,32 +196,21 @@ describe("an 8k window with the default toolsets and prompt", () => {
     expect(toolNames(answer!)).toContain("search_tools")
     await expectEveryRequestFits(8000, 1600)
   })
-
-  test("structured output: the JSON answer comes back and the request fits", async () => {
-    const { llm, messages } = await start(8000)
-    fake.script({ content: '{"cause":"database down"}' })
-    const responseFormat = {
-      type: "json_schema" as const,
-      json_schema: {
-        name: "diagnosis",
-        strict: true,
-        schema: { type: "object", properties: { cause: { type: "string" } }, required: ["cause"] },
-      },
-    }
-    const result = await llm.call(messages, { responseFormat })
-    expect(JSON.parse(result.result ?? "")).toEqual({ cause: "database down" })
-    const [request] = completions(fake)
-    expect(request?.body?.response_format).toBeDefined()
-    expect(toolNames(request!)).toContain("search_tools")
-    await expectEveryRequestFits(8000, 1600)
-  })
 })
 
 describe("a 4k window with a lean prompt", () => {
-  test("answers the same investigation: search, cut output, paging, every request fits", async () => {
+  test("structured output: an invalid answer is corrected, the JSON comes back, every request fits", async () => {
+    await structuredAnswer(4000, 800, { ENABLED_PROMPTS: LEAN })
+  })
+
+  test("answers the same investigation: search, cut output, compaction, paging, every request fits", async () => {
     const { llm, messages } = await start(4000, { ENABLED_PROMPTS: LEAN })
     scriptInvestigation()
-    await expectInvestigation(await llm.call(messages), 4000, 800)
+    const result = await llm.call(messages)
+    // On 4k the investigation passes the threshold: the history is compacted mid-run, and paging
+    // still reads the full output of the call whose result now lives in the summary.
+    expect(result.metadata?.compaction?.count).toBe(1)
+    await expectInvestigation(result, 4000, 800)
   })
 
   test("with the full prompt in a 2k window the refusal names what to change", async () => {
