@@ -4,13 +4,13 @@ import type { ChatMessage, ToolSchema } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
 import type { Tool } from "../tool/tool.ts"
 import {
-  DEFAULT_SEARCH_RESULTS,
-  MAX_SEARCH_RESULTS,
+  heldBackListing,
   queryWords,
   SEARCH_TOOLS,
   type SearchEntry,
   type SearchOutcome,
   scoreTool,
+  searchToolSchema,
   type ToolCatalog,
   toolSearchToolset,
 } from "./tool-search.ts"
@@ -113,7 +113,7 @@ export class DeferredTools implements ToolCatalog {
 
   summary(): string {
     if (this.#deferred.size === 0) return "Every tool is already available."
-    return `Tools that can be loaded: ${this.#listing(true)}.`
+    return `Tools that can be loaded: ${heldBackListing(this.#deferred, true)}.`
   }
 
   #pinCalled(history: readonly ChatMessage[]): void {
@@ -176,43 +176,8 @@ export class DeferredTools implements ToolCatalog {
     return [...kept, this.#searchSchema(false)]
   }
 
-  /** `search_tools` with a description naming what it can load: tool names, or toolsets and counts. */
   #searchSchema(names: boolean): ToolSchema {
-    const more =
-      this.#deferred.size === 0
-        ? "Every tool is loaded now."
-        : `${this.#deferred.size} more tools are not loaded yet, to save context: ${this.#listing(names)}.`
-    return {
-      type: "function",
-      function: {
-        name: SEARCH_TOOLS,
-        description: `Find and load tools by name or by words about what you need; the tools it returns can be called from your next step. ${more}`,
-        parameters: {
-          type: "object",
-          properties: {
-            query: { type: "string", description: "tool names, or words about the task (e.g. 'pod logs')" },
-            limit: {
-              type: "integer",
-              description: `most tools to load (default ${DEFAULT_SEARCH_RESULTS}, at most ${MAX_SEARCH_RESULTS})`,
-            },
-          },
-          required: ["query"],
-        },
-      },
-    }
-  }
-
-  /** Held-back tools by toolset: `set: a, b; other: c` with names, else `set (2), other (1)`. */
-  #listing(names: boolean): string {
-    const groups = new Map<string, string[]>()
-    for (const [name, entry] of this.#deferred) {
-      const group = groups.get(entry.toolset) ?? []
-      group.push(name)
-      groups.set(entry.toolset, group)
-    }
-    return [...groups]
-      .map(([toolset, tools]) => (names ? `${toolset}: ${tools.join(", ")}` : `${toolset} (${tools.length})`))
-      .join(names ? "; " : ", ")
+    return searchToolSchema(this.#deferred, names)
   }
 }
 

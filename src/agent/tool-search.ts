@@ -128,3 +128,42 @@ export function toolSearchToolset(catalog: ToolCatalog): Toolset {
     tools: [new ToolSearchTool(catalog)],
   })
 }
+
+/** `search_tools` as sent: its description names what it can load (see heldBackListing). */
+export function searchToolSchema(held: ReadonlyMap<string, SearchEntry>, names: boolean): ToolSchema {
+  const more =
+    held.size === 0
+      ? "Every tool is loaded now."
+      : `${held.size} more tools are not loaded yet, to save context: ${heldBackListing(held, names)}.`
+  return {
+    type: "function",
+    function: {
+      name: SEARCH_TOOLS,
+      description: `Find and load tools by name or by words about what you need; the tools it returns can be called from your next step. ${more}`,
+      parameters: {
+        type: "object",
+        properties: {
+          query: { type: "string", description: "tool names, or words about the task (e.g. 'pod logs')" },
+          limit: {
+            type: "integer",
+            description: `most tools to load (default ${DEFAULT_SEARCH_RESULTS}, at most ${MAX_SEARCH_RESULTS})`,
+          },
+        },
+        required: ["query"],
+      },
+    },
+  }
+}
+
+/** Held-back tools by toolset: `set: a, b; other: c` with names, else `set (2), other (1)`. */
+export function heldBackListing(held: ReadonlyMap<string, SearchEntry>, names: boolean): string {
+  const groups = new Map<string, string[]>()
+  for (const [name, entry] of held) {
+    const group = groups.get(entry.toolset) ?? []
+    group.push(name)
+    groups.set(entry.toolset, group)
+  }
+  return [...groups]
+    .map(([toolset, tools]) => (names ? `${toolset}: ${tools.join(", ")}` : `${toolset} (${tools.length})`))
+    .join(names ? "; " : ", ")
+}
