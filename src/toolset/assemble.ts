@@ -57,16 +57,20 @@ export function assembleToolsets(
   // MCP servers come after every other toolset (their tools take the names left free), config
   // file first, then custom files in order. Like code toolsets, `toolsets.<name>` switches them.
   let toolsets: Toolset[] = []
+  const servers = mcpSources(sources.mcpServers, configFileName, files)
   const mcp =
     problems.attempt(() =>
       mcpToolsetFactories(
-        mcpSources(sources.mcpServers, configFileName, files),
+        servers,
         sources.context.env,
         new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
         () => toolsets,
       ),
     ) ?? []
-  const coded = new Set([...factories, ...mcp].map((f) => f.name))
+  // With a broken server entry the servers' names still are not YAML toolsets: their
+  // `toolsets.<server>` switches must not add "unknown toolset" to the report.
+  const serverNames = servers.flatMap((s) => (isMapping(s.servers) ? Object.keys(s.servers) : []))
+  const coded = new Set([...[...factories, ...mcp].map((f) => f.name), ...serverNames])
 
   const definitions =
     problems.attempt(() =>
@@ -177,4 +181,8 @@ function expandToolsetConfig(
       return expanded === undefined ? [] : [[name, expanded]]
     }),
   )
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

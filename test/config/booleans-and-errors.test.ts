@@ -161,6 +161,16 @@ describe("a config with several errors reports them all", () => {
     expect(lines).toHaveLength(5)
   })
 
+  test("a broken MCP server entry is reported once: its toolsets.<server> switch is not an unknown toolset", () => {
+    const config = load(
+      "mcp_servers:\n  grafana: { url: 5 }\ntoolsets:\n  grafana: { enabled: true }\n  bash:\n    config: { alow: [ls] }\n",
+    )
+    expect(failure(() => config.toolExecutor()).split("\n")).toEqual([
+      `${config.configFile}: mcp_servers.grafana.url: expected a string`,
+      `${config.configFile}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+    ])
+  })
+
   test("a toolset file's checks beyond its schema name every problem: placeholder typos, names, patterns", () => {
     const custom = tempFile(
       "team.yaml",
