@@ -43,6 +43,7 @@ export class McpConnection {
   #retryAt = 0
   #retryTimer: ReturnType<typeof setTimeout> | undefined
   #connectedAt = 0
+  readonly #stop = new AbortController()
 
   constructor(spec: McpServerSpec, env: Env, events: McpConnectionEvents = {}) {
     this.spec = spec
@@ -139,6 +140,7 @@ export class McpConnection {
   /** Stops the server (stdio) or ends the session (HTTP); no restart follows. */
   async close(): Promise<void> {
     this.#closed = true
+    this.#stop.abort()
     clearTimeout(this.#retryTimer)
     const client = this.#client ?? (await this.#connecting?.catch(() => undefined))
     this.#client = undefined
@@ -147,13 +149,14 @@ export class McpConnection {
 
   async #connect(): Promise<Client> {
     const wait = this.#retryAt - Date.now()
-    if (wait > 0) await Bun.sleep(wait)
+    if (wait > 0) await sleepUnlessStopped(wait, this.#stop.signal)
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
     try {
       const { client, transport } = await openClient(this.spec, this.#env, {
         onToolsChanged: (tools) => this.#events.onToolsChanged?.(tools),
         onClose: (closed) => this.#lost(closed),
         redact: (text) => this.redact(text),
+        signal: this.#stop.signal,
       })
       this.transport = transport
       this.#client = client
@@ -213,5 +216,20 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     const onAbort = () => reject(new AbortError())
     signal.addEventListener("abort", onAbort, { once: true })
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
+  })
+}
+
+/** Resolves after `ms`, or at once when the server is stopped. */
+function sleepUnlessStopped(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
   })
 }

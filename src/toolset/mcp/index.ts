@@ -62,7 +62,15 @@ export function mcpToolsetFactories(
         const index = toolset ? all.indexOf(toolset) : -1
         return index < 0 ? all : all.slice(0, index)
       }
-      toolset = new McpToolset({ spec, enabled: settings.enabled ?? spec.enabled, env: context.env, earlier })
+      const others = () =>
+        assembled().filter((t): t is McpToolset => t instanceof McpToolset && t !== toolset)
+      toolset = new McpToolset({
+        spec,
+        enabled: settings.enabled ?? spec.enabled,
+        env: context.env,
+        earlier,
+        others,
+      })
       live.add(toolset)
       return toolset
     },

@@ -4,24 +4,41 @@
  * before the call with a maintained JSON Schema validator.
  */
 import { Validator } from "@cfworker/json-schema"
+import { refProblem } from "./schema-refs.ts"
 
 const JSON_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
 /** Keywords whose value is one schema, a list of schemas, or a map of schemas. */
-const ONE = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]
+const ONE = [
+  "items",
+  "additionalProperties",
+  "additionalItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+]
 const LIST = ["allOf", "anyOf", "oneOf", "prefixItems"]
 const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
 /** Nesting beyond this is refused: no model needs it, and a walk must end. */
 const MAX_DEPTH = 32
+/** A schema bigger than this (as JSON) is refused: it would crowd the window and slow every check. */
+export const MAX_SCHEMA_BYTES = 64 * 1024
 
 /** Why the schema cannot be offered, or undefined when it can. */
 export function schemaProblem(schema: unknown): string | undefined {
   if (!isObject(schema)) return "the input schema is not an object"
   if (schema.type !== "object")
     return `the input schema's type is ${JSON.stringify(schema.type)}, not "object"`
-  const problem = walk(schema, "", 0)
+  const size = JSON.stringify(schema).length
+  if (size > MAX_SCHEMA_BYTES) return `the input schema is ${size} bytes, more than ${MAX_SCHEMA_BYTES}`
+  const problem = walk(schema, "", 0) ?? refProblem(schema)
   if (problem) return problem
   try {
-    new Validator(schema as object, "2020-12", false).validate({})
+    validatorFor(schema).validate({})
   } catch (error) {
     return `the input schema cannot be used: ${error instanceof Error ? error.message : String(error)}`
   }
@@ -75,7 +92,14 @@ function walk(schema: unknown, at: string, depth: number): string | undefined {
 
 /** Checks arguments against the schema; a list of problems, empty when they fit. */
 export function argumentProblems(validator: Validator, args: unknown): string[] {
-  const result = validator.validate(args)
+  let result: ReturnType<Validator["validate"]>
+  try {
+    result = validator.validate(args)
+  } catch (error) {
+    return [
+      `the tool's input schema cannot check them (${error instanceof Error ? error.message.slice(0, 200) : String(error)})`,
+    ]
+  }
   if (result.valid) return []
   // The innermost errors say what is wrong; the outer ones only that something below is.
   const errors = result.errors.filter(
@@ -86,9 +110,40 @@ export function argumentProblems(validator: Validator, args: unknown): string[] 
     .map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${e.error}`)
 }
 
+/**
+ * The validator of a tool's arguments. It ignores `pattern` and `patternProperties`: their regular
+ * expressions come from the server and a crafted one (`^(a+)+$`) can block the event loop for
+ * seconds on a short argument. The server checks its own patterns.
+ */
 export function validatorFor(schema: Record<string, unknown>): Validator {
   const draft = typeof schema.$schema === "string" && schema.$schema.includes("draft-07") ? "7" : "2020-12"
-  return new Validator(schema as object, draft, false)
+  return new Validator(withoutPatterns(schema) as object, draft, false)
+}
+
+function withoutPatterns(schema: unknown): unknown {
+  if (!isObject(schema)) return schema
+  const out: Record<string, unknown> = { ...schema }
+  delete out.pattern
+  if ("patternProperties" in out) {
+    delete out.patternProperties
+    // Properties the patterns allowed would now count as additional.
+    delete out.additionalProperties
+    delete out.unevaluatedProperties
+  }
+  for (const key of ONE) {
+    if (!(key in out)) continue
+    const value = out[key]
+    out[key] = Array.isArray(value) ? value.map(withoutPatterns) : withoutPatterns(value)
+  }
+  for (const key of LIST) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(withoutPatterns)
+  for (const key of MAP) {
+    const value = out[key]
+    if (isObject(value))
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, item]) => [name, withoutPatterns(item)]),
+      )
+  }
+  return out
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -25,7 +25,12 @@ export type OpenHooks = {
   /** The session ended (the server died, the stream closed). */
   onClose: (client: Client) => void
   redact: (text: string) => string
+  /** Aborted when dupin stops the server: a handshake still running ends at once. */
+  signal: AbortSignal
 }
+
+/** A server that has not finished the handshake by then is given up (and retried later). */
+export const CONNECT_TIMEOUT_MS = 30_000
 
 /** A connected client and the transport it uses: stdio, streamable-http or sse. */
 export async function openClient(
@@ -85,12 +90,18 @@ async function connect(server: McpServerSpec, transport: Transport, hooks: OpenH
     },
   )
   client.onclose = () => hooks.onClose(client)
+  // The SDK's version probe does not end on the request signal; closing the transport does.
+  const stop = () => void transport.close().catch(() => undefined)
+  hooks.signal.addEventListener("abort", stop, { once: true })
   try {
-    await client.connect(transport)
+    if (hooks.signal.aborted) throw new Error(`MCP server ${server.name} is stopped`)
+    await client.connect(transport, { signal: hooks.signal, timeout: CONNECT_TIMEOUT_MS })
   } catch (error) {
     client.onclose = undefined
     await client.close().catch(() => undefined)
     throw error
+  } finally {
+    hooks.signal.removeEventListener("abort", stop)
   }
   return client
 }

@@ -13,12 +13,12 @@ import type { Tool } from "../../tool/tool.ts"
 import { Toolset } from "../../tool/toolset.ts"
 import { McpConnection } from "./connection.ts"
 import { schemaProblem } from "./input-schema.ts"
+import { toolDescription, toolName } from "./names.ts"
 import { type McpServerSpec, transportName } from "./schema.ts"
 import { McpTool } from "./tool.ts"
 
-/** What providers accept as a function name. */
-const NAME_CHARS = /[^A-Za-z0-9_-]/g
-const NAME_MAX = 64
+/** Tools of one server dupin offers; a server listing more has the rest skipped (bounded memory, window). */
+export const MAX_TOOLS = 1000
 
 export type McpToolsetInit = {
   spec: McpServerSpec
@@ -26,6 +26,8 @@ export type McpToolsetInit = {
   env: Env
   /** The toolsets listed before this one: their tool names are taken. */
   earlier: () => readonly Toolset[]
+  /** Every other MCP toolset: the names their tools have now are taken too. */
+  others: () => readonly McpToolset[]
 }
 
 export class McpToolset extends Toolset {
@@ -34,6 +36,7 @@ export class McpToolset extends Toolset {
   /** Settles when the first connect attempt has (later servers wait for it to pick names). */
   settled: Promise<void> = Promise.resolve()
   readonly #earlier: () => readonly Toolset[]
+  readonly #others: () => readonly McpToolset[]
   #retrying = false
   /** See `checkPrerequisites`. */
   static retryFailedAfterMs = 30_000
@@ -50,6 +53,7 @@ export class McpToolset extends Toolset {
     })
     this.spec = init.spec
     this.#earlier = init.earlier
+    this.#others = init.others
     this.connection = new McpConnection(init.spec, init.env, {
       onToolsChanged: (tools) => {
         this.replaceTools(this.#tools(tools))
@@ -99,8 +103,17 @@ export class McpToolset extends Toolset {
     try {
       const listed = this.connection.listTools(context.signal)
       // Names already taken are known once the servers listed before this one have connected.
+      // A server that hangs does not hold the others back past half the prerequisite timeout: the
+      // names it has not listed yet are not taken, and it takes prefixed names if it lists later.
       const before = this.#earlier().filter((t): t is McpToolset => t instanceof McpToolset)
-      await Promise.all(before.map((t) => t.settled))
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all(before.map((t) => t.settled)),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, (context.timeoutSeconds * 1000) / 2)
+        }),
+      ])
+      clearTimeout(timer)
       this.replaceTools(this.#tools(await listed))
       return this.tools.length
     } finally {
@@ -115,33 +128,33 @@ export class McpToolset extends Toolset {
     // Every tool of an earlier toolset switched on counts, checked or not: a name must not depend
     // on whether kubectl happens to be installed.
     const taken = new Set(
-      this.#earlier()
-        .flatMap((t) => (t.enabled ? t.tools : []))
-        .map((t) => t.name),
+      [...this.#earlier(), ...this.#others()].flatMap((t) => (t.enabled ? t.tools : [])).map((t) => t.name),
     )
     const tools: Tool[] = []
+    let over = 0
     for (const definition of definitions) {
       if (allowed && !allowed.includes(definition.name)) continue
+      if (tools.length >= MAX_TOOLS) {
+        over += 1
+        continue
+      }
       const problem = schemaProblem(definition.inputSchema)
       if (problem) {
         log.warn("mcp server: tool skipped", { server: this.name, tool: definition.name, reason: problem })
         continue
       }
-      const name = freeName(definition.name, this.name, taken)
-      if (!name) {
-        log.warn("mcp server: tool skipped", {
-          server: this.name,
-          tool: definition.name,
-          reason: "its name and the server-prefixed name are both taken",
-        })
+      const named = toolName(definition.name, this.name, taken)
+      if ("skip" in named) {
+        log.warn("mcp server: tool skipped", { server: this.name, tool: definition.name, reason: named.skip })
         continue
       }
+      const name = named.name
       taken.add(name)
       tools.push(
         new McpTool({
           name,
           remoteName: definition.name,
-          description: definition.description ?? definition.title ?? definition.name,
+          description: toolDescription(definition.description ?? definition.title ?? definition.name),
           inputSchema: definition.inputSchema as Record<string, unknown>,
           connection: this.connection,
           timeout: this.spec.timeout,
@@ -150,6 +163,12 @@ export class McpToolset extends Toolset {
         }),
       )
     }
+    if (over > 0)
+      log.warn("mcp server: too many tools, the rest skipped", {
+        server: this.name,
+        kept: MAX_TOOLS,
+        skipped: over,
+      })
     for (const name of allowed ?? []) {
       if (!definitions.some((d) => d.name === name))
         log.warn("mcp server: allowed_tools names a tool the server does not offer", {
@@ -159,14 +178,6 @@ export class McpToolset extends Toolset {
     }
     return tools
   }
-}
-
-/** The server's name for the tool, or `<server>__<name>` when taken; undefined when both are. */
-function freeName(remote: string, server: string, taken: ReadonlySet<string>): string | undefined {
-  const plain = remote.replace(NAME_CHARS, "_").slice(0, NAME_MAX)
-  if (!taken.has(plain)) return plain
-  const prefixed = `${server}__${remote}`.replace(NAME_CHARS, "_").slice(0, NAME_MAX)
-  return taken.has(prefixed) ? undefined : prefixed
 }
 
 class ConnectPrerequisite implements Prerequisite {
