@@ -161,7 +161,9 @@ function closingWhenDraining(response: Response, runs: ActiveRuns): Response {
 /** 405 with `Allow` for a known path asked with a method it does not serve (HEAD follows GET). */
 function wrongMethod(request: Request): Response | undefined {
   const allowed = ROUTE_METHODS.get(pathOf(request))
-  if (!allowed) return undefined
+  // The method is served here, yet nothing matched (a request target Elysia does not route, such
+  // as `/readyz#x`): a 404, not "GET is not allowed here: use GET".
+  if (!allowed || allowed.includes(request.method)) return undefined
   if (request.method === "HEAD" && allowed.includes("GET")) return undefined
   return jsonResponse(
     405,
@@ -175,5 +177,11 @@ function wrongMethod(request: Request): Response | undefined {
  * without a Host header (HTTP/1.0 probes) has a bare path for its URL.
  */
 function pathOf(request: Request): string {
-  return new URL(request.url, "http://localhost").pathname
+  const url = URL.parse(request.url, "http://localhost")
+  if (url) return url.pathname
+  // A Host header the URL parser refuses (`[::1`, `x:99999`, `%zz`): Bun still builds the URL
+  // from it. The path is what follows the authority; the request is answered like any other.
+  const target = request.url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "")
+  const path = target.replace(/[?#].*$/s, "")
+  return path.startsWith("/") ? path : `/${path}`
 }
