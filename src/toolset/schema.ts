@@ -6,6 +6,7 @@
  * HolmesGPT's keys that dupin does not act on are accepted and reported.
  */
 import { TypeCompiler } from "@sinclair/typebox/compiler"
+import { BOOLEAN_FORMS, booleanForm } from "../config/booleans.ts"
 import { assertValid } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit } from "../tool/parameter.ts"
@@ -222,6 +223,13 @@ function parameterInit(body: ParameterBody, fileName: string, path: string): Too
   if (body.description !== undefined) init.description = body.description
   if (body.required !== undefined) init.required = body.required
   if (body.default !== undefined) init.default = body.default
+  // A boolean's default takes the config's boolean forms (`default: yes`, CONTRACT §3): left a
+  // string, it would fail the parameter's own check at every call that omits the value.
+  if (init.type === "boolean" && body.default !== undefined) {
+    const value = booleanForm(body.default) ?? (typeof body.default === "boolean" ? body.default : undefined)
+    if (value === undefined) fail(fileName, `${path}.default`, `expected a boolean (${BOOLEAN_FORMS})`)
+    init.default = value
+  }
   if (body.enum !== undefined) init.enum = body.enum
   if (body.pattern !== undefined) {
     try {

@@ -71,6 +71,27 @@ describe("config booleans", () => {
     expect((tool.toSchema().function.parameters as { required?: string[] }).required).toEqual(["service"])
   })
 
+  test("a boolean parameter's default takes the forms too, and the model may omit the value", async () => {
+    const toolset = (value: string) =>
+      tempFile(
+        "flags.yaml",
+        `toolsets:\n  team/flags:\n    description: Flags\n    tools:\n      - name: follow_logs\n        description: Logs\n        command: "echo {{ follow }}"\n        parameters:\n          follow: { type: boolean, required: false, default: ${value} }\n`,
+      )
+    const config = load(`custom_toolsets: [${toolset("yes")}]\n`)
+    const executor = config.toolExecutor()
+    const schema = executor.toolsByName.follow_logs?.toSchema().function.parameters as {
+      properties: Record<string, { default?: unknown }>
+    }
+    expect(schema.properties.follow?.default).toBe(true)
+    const call = { id: "c1", type: "function" as const, function: { name: "follow_logs", arguments: "{}" } }
+    await executor.ensureReady()
+    expect(executor.prepare(call).error).toBeUndefined()
+    const bad = toolset("maybe")
+    expect(failure(() => load(`custom_toolsets: [${bad}]\n`).toolExecutor())).toBe(
+      `${bad}: toolsets.team/flags.tools[0].parameters.follow.default: ${BOOLEAN}`,
+    )
+  })
+
   test("anything else is a config error naming the file, the key and the forms", () => {
     const path = tempFile(
       "dupin.yaml",
