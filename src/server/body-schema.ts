@@ -33,7 +33,8 @@ function fieldErrors(iterator: ValueErrorIterator): FieldError[] {
   const errors: FieldError[] = []
   const seen = new Set<string>()
   for (const error of leaves(iterator)) {
-    const path = error.path || "/"
+    // A path is built from the caller's keys: one 100 kB key must not come back whole (twice).
+    const path = shortened(error.path || "/")
     // One entry per field: a missing property also fails its own type check at the same path.
     if (seen.has(path)) continue
     seen.add(path)
@@ -88,6 +89,12 @@ function expectedOf(schema: TSchema): string {
 /** `a`, `a or b`, `a, b or c`. */
 function inWords(names: string[]): string {
   return names.length < 2 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`
+}
+
+const MAX_PATH_CHARS = 200
+
+function shortened(path: string): string {
+  return path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}…` : path
 }
 
 /** A short rendering of a caller's value: a huge string is never echoed back whole. */

@@ -177,6 +177,16 @@ describe("422 with the path and the expected type", () => {
     expect(JSON.stringify(error).length).toBeLessThan(2000)
   })
 
+  test("a huge key in the path is not echoed back whole either", async () => {
+    const key = "k".repeat(100_000)
+    const error = await schemaError({ ask: "q", behavior_controls: { [key]: "yes please" } })
+    expect(error.errors).toHaveLength(1)
+    expect(error.errors?.[0]?.path).toStartWith("/behavior_controls/kkkk")
+    expect(error.errors?.[0]?.path).toEndWith("…")
+    expect(error.errors?.[0]?.message).toBe("Expected boolean, found string")
+    expect(JSON.stringify(error).length).toBeLessThan(2000)
+  })
+
   test("nothing reached the provider", () => {
     expect(providerRequests(h.fake)).toHaveLength(0)
   })
