@@ -124,7 +124,7 @@ function frontMatter(text: string, file: string): { title?: string; description?
     try {
       meta = parseYaml(fm[1] ?? "")
     } catch (error) {
-      throw new ConfigError(`${file}: the front matter is not valid YAML: ${errorMessage(error)}`, file)
+      throw new ConfigError(`${file}: the front matter is not valid YAML: ${yamlProblem(error)}`, file)
     }
     if (meta !== null && typeof meta === "object" && !Array.isArray(meta)) {
       const { title, description } = meta as Record<string, unknown>
@@ -134,6 +134,24 @@ function frontMatter(text: string, file: string): { title?: string; description?
   }
   out.title ??= /^#\s+(.+)$/m.exec(text)?.[1]?.trim()
   return out
+}
+
+/**
+ * The YAML library's problem as one line, with the file's line number (the front matter starts on
+ * line 2) and, for the usual slip (`title: Incident: DB down`), the fix. Its own message carries a
+ * code frame over several lines, which the CLI would print as several errors.
+ */
+function yamlProblem(error: unknown): string {
+  const first =
+    errorMessage(error)
+      .split("\n")[0]
+      ?.replace(/ at line \d+, column \d+:?$/, "") ?? ""
+  const line = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line
+  const at = line ? ` (line ${line + 1})` : ""
+  const hint = /nested mappings|implicit keys|mapping values/i.test(first)
+    ? '; quote a value that holds ": " (title: "Incident: DB down")'
+    : ""
+  return `${first}${at}${hint}`
 }
 
 function isText(value: unknown): value is string | number {

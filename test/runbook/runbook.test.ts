@@ -74,6 +74,20 @@ describe("runbook catalog", () => {
     expect(() => RunbookCatalog.load([root])).toThrow(/bad\.md: the front matter is not valid YAML/)
   })
 
+  test("an unquoted ': ' in a front matter value is one line naming the file's line and the fix", () => {
+    const root = folder({ "db.md": "---\ndescription: ok\ntitle: Incident: DB down\n---\nbody" })
+    let message = ""
+    try {
+      RunbookCatalog.load([root])
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(
+      /db\.md: the front matter is not valid YAML: .*\(line 3\); quote a value that holds ": "/,
+    )
+    expect(message).not.toContain("\n")
+  })
+
   test("a HolmesGPT catalog.json is used when present; a link outside the folder is refused", () => {
     const root = folder({
       "catalog.json": JSON.stringify({ catalog: [{ description: "Disk full on a node", link: "disk.md" }] }),
