@@ -1,0 +1,118 @@
+/**
+ * No stdio MCP server outlives dupin: after `dupin ask` ends (normally, Ctrl+C, SIGTERM), after a
+ * library script dies of an uncaught error, and after `serve` shuts down, the server's process
+ * group is empty. Real processes: the fault server's pid comes from its marker file.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { existsSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { startServerProcess } from "../bench/support/processes.ts"
+import { cliEnv, MAIN } from "../cli/support.ts"
+import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { liveInGroup } from "../support/live-processes.ts"
+import { waitFor } from "../support/wait.ts"
+import { FAULT_SERVER, starts, tempDir } from "./support.ts"
+
+let fake: FakeProvider
+beforeAll(async () => {
+  fake = await startFakeProvider()
+})
+afterAll(async () => {
+  await fake.stop()
+})
+
+/**
+ * A config file running the fault server (markers in `dir`) with containment off (markers
+ * written), stubborn: it does not end with its stdin and leaves a grandchild, so only dupin
+ * killing its process group ends it.
+ */
+function configFile(dir: string): string {
+  const file = join(dir, "dupin.yaml")
+  writeFileSync(
+    file,
+    [
+      "security:",
+      "  containment: off",
+      "mcp_servers:",
+      "  fault:",
+      "    config:",
+      `      command: ${process.execPath}`,
+      `      args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}, stubborn]`,
+      "",
+    ].join("\n"),
+  )
+  return file
+}
+
+/** `dupin ask` whose model calls the fault server's `hang` tool; resolves once the call hangs. */
+async function askHanging(dir: string) {
+  // Only the hang call: the run is stopped during it.
+  fake.script({ toolCalls: [{ id: "c1", name: "hang", arguments: {} }] })
+  const proc = Bun.spawn(
+    [process.execPath, MAIN, "ask", "--config", configFile(dir), "--no-interactive", "hang"],
+    {
+      env: cliEnv(fake),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  )
+  await waitFor(() => existsSync(join(dir, "hanging")), {
+    what: "the hang call to reach the server",
+    timeoutMs: 30_000,
+  })
+  const pid = starts(dir)[0]!
+  expect(liveInGroup(pid).length).toBeGreaterThan(0)
+  return { proc, pid }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  test(`dupin ask stopped by ${signal} mid-call leaves no MCP server behind`, async () => {
+    const dir = tempDir()
+    const { proc, pid } = await askHanging(dir)
+    proc.kill(signal)
+    await proc.exited
+    expect(liveInGroup(pid)).toEqual([])
+  }, 40_000)
+}
+
+test("a library script that dies of an uncaught error leaves no MCP server behind", async () => {
+  const dir = tempDir()
+  const script = join(dir, "script.ts")
+  const src = resolve(import.meta.dir, "../../src")
+  writeFileSync(
+    script,
+    `import { Config } from ${JSON.stringify(`${src}/config/config.ts`)}
+import { toolExecutorFor } from ${JSON.stringify(`${src}/runtime/runtime.ts`)}
+const config = new Config({
+  model: "openai/gpt-4o",
+  apiKey: "test",
+  env: { PATH: process.env.PATH ?? "" },
+  mcpServers: { fault: { config: { command: process.execPath, args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}, "stubborn"] } } },
+})
+await toolExecutorFor(config).ensureReady()
+throw new Error("boom")
+`,
+  )
+  const proc = Bun.spawn([process.execPath, script], { stdout: "ignore", stderr: "pipe", env: cliEnv() })
+  const stderr = await new Response(proc.stderr).text()
+  expect(await proc.exited).not.toBe(0)
+  expect(stderr).toContain("boom")
+  const pid = starts(dir)[0]!
+  expect(pid).toBeGreaterThan(0)
+  expect(liveInGroup(pid)).toEqual([])
+}, 30_000)
+
+test("serve shut down by SIGTERM leaves no MCP server behind", async () => {
+  const dir = tempDir()
+  const server = await startServerProcess(
+    [process.execPath, MAIN, "serve", "--config", configFile(dir), "--port", "0"],
+    cliEnv(fake),
+  )
+  // The prerequisites run in the background after listen: the server starts then.
+  await waitFor(() => starts(dir).length > 0, { what: "the MCP server to start", timeoutMs: 30_000 })
+  const pid = starts(dir)[0]!
+  expect(liveInGroup(pid).length).toBeGreaterThan(0)
+  await server.stop("SIGTERM")
+  expect(liveInGroup(pid)).toEqual([])
+}, 40_000)
