@@ -210,7 +210,8 @@ export class Config {
   /** The model's id, key, endpoint and API version, with `{{ env.X }}` expanded (ConfigError if unset). */
   #endpointInput(key: string): EndpointInput {
     const entry = this.modelList?.[key]
-    const where = entry ? `modelList.${key}` : "model"
+    // The file too, as every other config error says it (server secrets, toolsets).
+    const where = `${this.configFile ? `${this.configFile}: ` : ""}${entry ? `modelList.${key}` : "model"}`
     const expand = (v: string | null | undefined, k: string) =>
       v ? expandEnv(v, this.env, `${where}.${k}`) : undefined
     const raw = entry

@@ -43,10 +43,11 @@ describe("Config.loadFromFile", () => {
   })
 
   test("a missing {{ env.X }} fails only when its model is used, naming the variable and key", () => {
-    const config = Config.loadFromFile(file(MODEL_LIST), { env: { FAST_KEY: "k" } })
+    const path = file(MODEL_LIST)
+    const config = Config.loadFromFile(path, { env: { FAST_KEY: "k" } })
     expect(() => config.createModel("fast")).not.toThrow()
     expect(() => config.createModel("accurate")).toThrow(
-      "modelList.accurate.api_key uses {{ env.MISSING_KEY }}, but MISSING_KEY is not set.",
+      `${path}: modelList.accurate.api_key uses {{ env.MISSING_KEY }}, but MISSING_KEY is not set.`,
     )
   })
 
