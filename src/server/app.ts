@@ -177,6 +177,12 @@ function wrongMethod(request: Request): Response | undefined {
  * without a Host header (HTTP/1.0 probes) has a bare path for its URL.
  */
 function pathOf(request: Request): string {
+  const path = rawPathOf(request)
+  // Elysia routes `/readyz/` as `/readyz`: so do auth's open paths, 405s and metric labels.
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
+}
+
+function rawPathOf(request: Request): string {
   const url = URL.parse(request.url, "http://localhost")
   if (url) return url.pathname
   // A Host header the URL parser refuses (`[::1`, `x:99999`, `%zz`): Bun still builds the URL

@@ -34,3 +34,18 @@ test("a 401 is counted under its route in metrics, not as unmatched", async () =
   await fetch(`${h.url}/wp-login.php`)
   expect(h.metrics.requests.get({ method: "GET", route: "/wp-login.php", status: "401" })).toBe(0)
 })
+
+test("a trailing slash is the same route: /readyz/ is open with auth on, GET /api/chat/ is 405, labels are the route's", async () => {
+  h = await startHarness({ init: { server: { auth_token: "tok-123456" } } })
+  expect((await fetch(`${h.url}/readyz/`)).status).toBe(200)
+  expect((await fetch(`${h.url}/healthz/`)).status).toBe(200)
+  expect((await fetch(`${h.url}/api/info/`)).status).toBe(401)
+  const wrong = await fetch(`${h.url}/api/chat/`, { headers: { authorization: "Bearer tok-123456" } })
+  expect(wrong.status).toBe(405)
+  const refused = await fetch(`${h.url}/api/chat/`, { method: "POST", body: "{}" })
+  expect(refused.status).toBe(401)
+  const metrics = h.metrics
+  await waitFor(() => metrics.requests.get({ method: "POST", route: "/api/chat", status: "401" }) > 0)
+  expect(metrics.requests.get({ method: "GET", route: "unmatched", status: "401" })).toBe(0)
+  expect(metrics.requests.get({ method: "POST", route: "unmatched", status: "401" })).toBe(0)
+})
