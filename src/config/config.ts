@@ -24,6 +24,7 @@ import {
   serverSettings,
   toolLimits,
 } from "./settings.ts"
+import { withToolsetProblems } from "./toolset-problems.ts"
 
 /** Library options (CONTRACT §7), camelCase over the config file's snake_case keys. */
 export type ConfigInit = {
@@ -233,8 +234,13 @@ export class Config {
 
 /** A YAML config file as constructor options; `overrides` win over the file's values. */
 function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
-  const file = readConfigFile(path)
   const env = overrides.env ?? processEnv()
+  let file: ReturnType<typeof readConfigFile>
+  try {
+    file = readConfigFile(path)
+  } catch (error) {
+    throw error instanceof ConfigError ? withToolsetProblems(error, path, env) : error
+  }
   const init: ConfigInit = {
     ...(file.model ? { model: file.model } : {}),
     ...(file.api_key ? { apiKey: file.api_key } : {}),

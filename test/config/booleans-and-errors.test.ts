@@ -225,6 +225,26 @@ describe("a config with several errors reports them all", () => {
     )
   })
 
+  test("the config file's own errors and its toolsets' come in one report", () => {
+    const custom = tempFile("team.yaml", TEAM_TOOLSET("sometimes"))
+    const path = tempFile(
+      "dupin.yaml",
+      `max_steps: many\ncustom_toolsets: [${custom}]\ntoolsets:\n  docker/core: { enabled: maybe }\n  bash:\n    config: { alow: [ls] }\n`,
+    )
+    expect(failure(() => Config.loadFromFile(path, { env: ENV })).split("\n")).toEqual([
+      `${path}: max_steps: expected integer (got "many").`,
+      `${custom}: toolsets.team/ops.enabled: ${BOOLEAN}`,
+      `${path}: toolsets.docker/core.enabled: ${BOOLEAN}`,
+      `${path}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+    ])
+    // Toolsets of the wrong shape are the schema's to report, once.
+    const shape = tempFile("dupin.yaml", "max_steps: many\ntoolsets: [bash]\n")
+    expect(failure(() => Config.loadFromFile(shape, { env: ENV })).split("\n")).toEqual([
+      `${shape}: max_steps: expected integer (got "many").`,
+      `${shape}: toolsets: expected object (got ["bash"]).`,
+    ])
+  })
+
   test(
     "the CLI prints each on its own line and exits 2; a toolset config typo exits 2 too",
     async () => {

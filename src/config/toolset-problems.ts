@@ -1,0 +1,59 @@
+/**
+ * A config file that fails its own schema is reported with its toolsets' problems too (the
+ * `toolsets:` map, code toolsets' `config:`, `mcp_servers:`, the custom toolset files), so one run
+ * names every typo (issue 12 item 11) instead of the toolsets' after the file's are fixed. Checked
+ * only when those keys have the shape the schema wants; nothing is started or connected.
+ */
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import { parse as parseYaml } from "yaml"
+import { ConfigError } from "../errors.ts"
+import type { Env } from "./env.ts"
+
+export function withToolsetProblems(error: ConfigError, path: string, env: Env): ConfigError {
+  let raw: unknown
+  try {
+    raw = parseYaml(readFileSync(path, "utf8"))
+  } catch {
+    return error
+  }
+  if (!isMapping(raw)) return error
+  const { toolsets, custom_toolsets: custom, mcp_servers: servers } = raw
+  if (toolsets === undefined && custom === undefined && servers === undefined) return error
+  const shaped =
+    (toolsets === undefined || toolsets === null || isMapping(toolsets)) &&
+    (custom === undefined || custom === null || isStringList(custom)) &&
+    (servers === undefined || servers === null || isMapping(servers))
+  if (!shaped) return error
+  // Loaded on a failure only: the toolset assembly is not needed to read a good config.
+  const { assembleToolsets } = require("../toolset/assemble.ts") as typeof import("../toolset/assemble.ts")
+  const { ConfigProblems } =
+    require("../toolset/config-problems.ts") as typeof import("../toolset/config-problems.ts")
+  const problems = new ConfigProblems()
+  problems.add(error)
+  problems.attempt(() =>
+    assembleToolsets({
+      config: (toolsets as Record<string, unknown> | null) ?? {},
+      configFileName: resolve(path),
+      customFiles: (custom as string[] | null) ?? [],
+      mcpServers: (servers as Record<string, unknown> | null) ?? undefined,
+      additional: [],
+      context: { env, runbooks: undefined, protectedPaths: [] },
+    }),
+  )
+  try {
+    problems.throwIfAny()
+  } catch (all) {
+    if (all instanceof ConfigError) return all
+    throw all
+  }
+  return error
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === "string")
+}
