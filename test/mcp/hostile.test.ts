@@ -9,11 +9,23 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
+import { limitResponse } from "../../src/toolset/mcp/http-limit.ts"
 import { type McpToolset, runningChildren, stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { MAX_SCHEMA_BYTES } from "../../src/toolset/mcp/input-schema.ts"
+import { MAX_MESSAGE_BYTES } from "../../src/toolset/mcp/stdio-transport.ts"
 import { MAX_TOOLS } from "../../src/toolset/mcp/toolset.ts"
 import { liveInGroup } from "../support/live-processes.ts"
-import { callTool, faultServer, mcpConfig, readyExecutor, starts, tempDir } from "./support.ts"
+import { waitFor } from "../support/wait.ts"
+import {
+  callTool,
+  faultServer,
+  freePort,
+  MODERN_SERVER,
+  mcpConfig,
+  readyExecutor,
+  starts,
+  tempDir,
+} from "./support.ts"
 
 afterEach(async () => {
   await stopMcpServers()
@@ -187,4 +199,48 @@ test("security.containment: required on a host that cannot contain refuses to st
   } finally {
     resetContainment()
   }
+})
+
+test("over HTTP, a response larger than the message cap is not read into memory; the next call works", async () => {
+  const port = await freePort()
+  const server = Bun.spawn([process.execPath, MODERN_SERVER, "http", String(port)], {
+    stdout: "ignore",
+    stderr: "ignore",
+  })
+  try {
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          () => true,
+          () => false,
+        ),
+      { what: "the HTTP MCP server", intervalMs: 50 },
+    )
+    const executor = await readyExecutor(
+      mcpConfig({ big: { config: { url: `http://127.0.0.1:${port}/mcp` } } }),
+    )
+    const huge = await callTool(executor, "flood", { bytes: MAX_MESSAGE_BYTES + 1024 * 1024 })
+    expect(huge.status as string).toBe("error")
+    expect(huge.error).toContain(`larger than ${MAX_MESSAGE_BYTES} bytes`)
+    const small = await callTool(executor, "flood", { bytes: 1000 })
+    expect(small.status as string).toBe("success")
+    expect(small.dataText()).toContain("x".repeat(1000))
+  } finally {
+    server.kill()
+    await server.exited
+  }
+}, 60_000)
+
+test("the HTTP cap counts one SSE event at a time: a long stream of small events is read whole", async () => {
+  const event = "data: " + "y".repeat(90) + "\r\n\r\n"
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < 50; i++) controller.enqueue(new TextEncoder().encode(event))
+      controller.close()
+    },
+  })
+  const text = await limitResponse(new Response(body), 200).text()
+  expect(text.length).toBe(event.length * 50)
+  const one = "data: " + "z".repeat(500) + "\n\n"
+  await expect(limitResponse(new Response(one), 200).text()).rejects.toThrow("larger than 200 bytes")
 })

@@ -14,6 +14,7 @@ import type { Env } from "../../config/env.ts"
 import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import { VERSION } from "../../version.ts"
+import { limitResponse } from "./http-limit.ts"
 import type { McpServerSpec } from "./schema.ts"
 import { BunStdioTransport } from "./stdio-transport.ts"
 
@@ -116,12 +117,12 @@ function stdioEnv(env: Env, own: Record<string, string>): Record<string, string>
   return { ...out, ...own }
 }
 
-/** A fetch that adds the configured headers to every request of the transport. */
+/** A fetch that adds the configured headers to every request and bounds every response's messages. */
 function withHeaders(headers: Record<string, string>): typeof fetch {
   const wrapped = (input: string | URL | Request, init?: RequestInit) => {
     const merged = new Headers(init?.headers)
     for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value)
-    return fetch(input, { ...init, headers: merged })
+    return fetch(input, { ...init, headers: merged }).then((response) => limitResponse(response))
   }
   return wrapped as typeof fetch
 }
