@@ -94,6 +94,11 @@ export class McpToolset extends Toolset {
     return this.status === "enabled" ? this.connection.transport : transportName(this.spec.transport)
   }
 
+  /** What `dupin toolsets` and `/api/info` show of the server: never its URL, headers or env. */
+  get statusFields(): { transport: string; protocol_version: string | null } {
+    return { transport: this.transport, protocol_version: this.connection.protocolVersion ?? null }
+  }
+
   /** Connects and lists the tools; throws why not. */
   async connect(context: PrerequisiteContext): Promise<number> {
     let done: () => void = () => {}
