@@ -15,6 +15,8 @@ export type ToolsetStatusRow = {
   tools: string[]
   /** MCP servers only: how dupin reaches it (stdio, streamable-http, sse). */
   transport?: string
+  /** MCP servers only: the protocol version negotiated, null until connected. */
+  protocol_version?: string | null
 }
 
 export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRow[] {
@@ -25,7 +27,7 @@ export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRo
     checked_at: t.checkedAt?.toISOString() ?? null,
     docs_url: t.docsUrl ?? null,
     tools: t.tools.map((tool) => tool.name),
-    ...(t instanceof McpToolset ? { transport: t.transport } : {}),
+    ...(t instanceof McpToolset ? t.statusFields : {}),
   }))
 }
 

@@ -56,8 +56,8 @@ export function info(config: Config, readiness: Readiness): Record<string, unkno
       status: t.status,
       error: t.error ?? null,
       tools: t.tools.map((tool) => tool.name),
-      // MCP servers: how dupin reaches them (never the URL or headers: they can hold tokens).
-      ...(t instanceof McpToolset ? { transport: t.transport } : {}),
+      // MCP servers: transport and protocol version (never the URL or headers: they can hold tokens).
+      ...(t instanceof McpToolset ? t.statusFields : {}),
     }))
   } catch (error) {
     toolsets = [
