@@ -116,3 +116,47 @@ test("serve shut down by SIGTERM leaves no MCP server behind", async () => {
   await server.stop("SIGTERM")
   expect(liveInGroup(pid)).toEqual([])
 }, 40_000)
+
+test("dupin toolsets list --json shows each server's transport and protocol version, and no env, header or URL secret", async () => {
+  const dir = tempDir()
+  const file = join(dir, "dupin.yaml")
+  writeFileSync(
+    file,
+    [
+      "security:",
+      "  containment: off",
+      "mcp_servers:",
+      "  fault:",
+      "    config:",
+      `      command: ${process.execPath}`,
+      `      args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}]`,
+      "      env: { API_TOKEN: env-secret-5c1e }",
+      "  down:",
+      "    config:",
+      "      url: http://127.0.0.1:9/mcp?key=query-secret-77",
+      "      headers: { Authorization: Bearer header-secret-3b2a }",
+      "",
+    ].join("\n"),
+  )
+  const proc = Bun.spawn([process.execPath, MAIN, "toolsets", "list", "--json", "--config", file], {
+    env: cliEnv(fake),
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ])
+  await proc.exited
+  const rows = JSON.parse(stdout) as Array<Record<string, unknown>>
+  expect(rows.find((r) => r.name === "fault")).toMatchObject({
+    status: "enabled",
+    transport: "stdio",
+    protocol_version: "2025-11-25",
+  })
+  expect(rows.find((r) => r.name === "down")).toMatchObject({ status: "failed", protocol_version: null })
+  for (const secret of ["env-secret-5c1e", "query-secret-77", "header-secret-3b2a"]) {
+    expect(stdout).not.toContain(secret)
+    expect(stderr).not.toContain(secret)
+  }
+}, 40_000)

@@ -140,7 +140,11 @@ describe("over HTTP", () => {
       const infoText = await (await fetch(`${h.url}/api/info`)).text()
       const info = JSON.parse(infoText) as { toolsets: Array<Record<string, unknown>> }
       const entry = info.toolsets.find((t) => t.name === "everything")
-      expect(entry).toMatchObject({ status: "enabled", transport: "streamable-http" })
+      expect(entry).toMatchObject({
+        status: "enabled",
+        transport: "streamable-http",
+        protocol_version: "2025-11-25",
+      })
       expect(entry?.tools).toContain("get-sum")
       // The header's value never shows: not in /api/info, not in any log line.
       expect(infoText).not.toContain(secret)
