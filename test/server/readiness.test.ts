@@ -101,8 +101,8 @@ describe("readiness judges the models from config", () => {
       [
         {
           modelList: {
-            broken: { model: "anthropic/claude-sonnet-4-5" },
             local: { model: "ollama/llama3.1", api_base: "http://127.0.0.1:9/v1" },
+            broken: { model: "anthropic/claude-sonnet-4-5" },
           },
         },
         {},
@@ -115,6 +115,27 @@ describe("readiness judges the models from config", () => {
       await s.shutdown(100)
       server = undefined
     }
+  })
+
+  test("not ready when the default model cannot be called, although another modelList entry can", async () => {
+    const s = start(
+      {
+        model: "broken",
+        modelList: {
+          local: { model: "ollama/llama3.1", api_base: "http://127.0.0.1:9/v1" },
+          broken: { model: "anthropic/claude-sonnet-4-5" },
+        },
+      },
+      {},
+    )
+    const { status, body, info } = await probe(s)
+    expect(status).toBe(503)
+    expect(body).toMatchObject({ status: "no_model" })
+    expect(String((body as { detail: string }).detail)).toContain("default model broken")
+    expect(String((body as { detail: string }).detail)).toContain("ANTHROPIC_API_KEY")
+    expect(info).toMatchObject({ ready: false })
+    await s.shutdown(100)
+    server = undefined
   })
 
   test("serve warns at start naming the missing key variable, and is not ready", async () => {

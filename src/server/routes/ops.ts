@@ -88,7 +88,8 @@ export type ModelReadiness = {
 /**
  * Which configured models can be called, judged from config alone: a model is resolvable and has
  * its key where its provider needs one (Ollama needs none). `serve` warns about each that cannot;
- * with none left `/readyz` is 503, because every chat would fail.
+ * with none left, or when the default model cannot be called, `/readyz` is 503, because every
+ * chat (or every chat that names no model) would fail.
  */
 export function modelReadiness(config: Config): ModelReadiness {
   const names = config.modelNames()
@@ -100,9 +101,14 @@ export function modelReadiness(config: Config): ModelReadiness {
     const problem = config.modelProblem(model)
     return problem ? [{ model, problem }] : []
   })
+  // A request that names no model gets the default one: if it cannot be called, most chats fail.
+  const fallback = config.model ?? names[0]
+  const defaultProblem = problems.find((p) => p.model === fallback)
   const error =
     problems.length === names.length
       ? `no model can be called: ${problems.map((p) => p.problem).join("; ")}`
-      : undefined
+      : defaultProblem
+        ? `the default model ${fallback} cannot be called (requests that name no model fail): ${defaultProblem.problem}`
+        : undefined
   return { error, problems }
 }
