@@ -18,6 +18,7 @@ import { liveInGroup } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
 import {
   callTool,
+  FAULT_SERVER as FAULT_SERVER_PATH,
   faultServer,
   freePort,
   MODERN_SERVER,
@@ -243,4 +244,24 @@ test("the HTTP cap counts one SSE event at a time: a long stream of small events
   expect(text.length).toBe(event.length * 50)
   const one = "data: " + "z".repeat(500) + "\n\n"
   await expect(limitResponse(new Response(one), 200).text()).rejects.toThrow("larger than 200 bytes")
+})
+
+test("a server that echoes its own token in a result does not pass it to the model; other env values stay", async () => {
+  const dir = tempDir()
+  const executor = await readyExecutor(
+    mcpConfig({
+      fault: faultServer(dir, {
+        config: {
+          command: process.execPath,
+          args: [FAULT_SERVER_PATH, dir],
+          env: { API_TOKEN: "tok-secret-98765", LOG_LEVEL: "verbose-logging" },
+        },
+      }),
+    }),
+  )
+  const result = await callTool(executor, "report_env", {})
+  expect(result.status as string).toBe("success")
+  expect(result.dataText()).not.toContain("tok-secret-98765")
+  expect(result.dataText()).toContain('"API_TOKEN":"[REDACTED]"')
+  expect(result.dataText()).toContain("verbose-logging")
 })

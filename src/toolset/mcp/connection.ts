@@ -54,22 +54,34 @@ export class McpConnection {
 
   /**
    * The text with the configured header values, the URL's password and query values, and stdio
-   * `env` values (tokens, usually) replaced,
-   * for every message that leaves this module: a server or library may echo them in an error.
+   * `env` values (tokens, usually) replaced, for every failure reason, error and log line: a server
+   * or library may echo them.
    */
   redact(text: string): string {
     const spec = this.spec.transport
-    const secrets =
+    return replaceAll(
+      text,
       spec.kind === "stdio"
         ? Object.values(spec.env)
-        : [...Object.values(spec.headers), spec.url.password, ...spec.url.searchParams.values()]
-    const values = secrets
-      .flatMap((v) => [v, ...v.split(/\s+/)])
-      .filter((v) => v.length >= 6)
-      .sort((a, b) => b.length - a.length)
-    let out = text
-    for (const value of values) out = out.replaceAll(value, "[REDACTED]")
-    return out
+        : [...Object.values(spec.headers), spec.url.password, ...spec.url.searchParams.values()],
+    )
+  }
+
+  /**
+   * A tool result the model will see: the header and URL secrets, and the `env` values whose names
+   * say they are secrets (`*TOKEN*`, `*KEY*`, `*SECRET*`, `*PASS*`, `*AUTH*`, `*CRED*`), replaced.
+   * Other env values (a log level, a path) stay: results mention them legitimately.
+   */
+  redactResult(text: string): string {
+    const spec = this.spec.transport
+    return replaceAll(
+      text,
+      spec.kind === "stdio"
+        ? Object.entries(spec.env)
+            .filter(([name]) => SECRET_NAME.test(name))
+            .map(([, value]) => value)
+        : [...Object.values(spec.headers), spec.url.password, ...spec.url.searchParams.values()],
+    )
   }
 
   /** The protocol version negotiated with the server, once connected. */
@@ -200,6 +212,22 @@ export class McpConnection {
     this.#failures += 1
     this.#retryAt = Date.now() + delay
   }
+}
+
+/** Names of env variables that hold secrets. */
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASS|AUTH|CRED/i
+/** Words of a header value that are not secret (`Bearer <token>`). */
+const AUTH_SCHEMES = new Set(["bearer", "basic", "token", "digest", "apikey"])
+
+/** The text with each secret (and each long word of a multi-word secret) replaced by [REDACTED]. */
+function replaceAll(text: string, secrets: readonly string[]): string {
+  const values = secrets
+    .flatMap((v) => [v, ...v.split(/\s+/)])
+    .filter((v) => v.length >= 6 && !AUTH_SCHEMES.has(v.toLowerCase()))
+    .sort((a, b) => b.length - a.length)
+  let out = text
+  for (const value of values) out = out.replaceAll(value, "[REDACTED]")
+  return out
 }
 
 /** Not an answer from the server (a JSON-RPC error) nor a timeout: the connection itself failed. */

@@ -11,11 +11,12 @@ export function toolResult(
   result: CallToolResult,
   maxBytes: number,
   invocation: string,
+  redact: (text: string) => string = (text) => text,
 ): StructuredToolResult {
   const parts = (result.content ?? []).map(describe)
   if (parts.length === 0 && result.structuredContent !== undefined)
     parts.push(JSON.stringify(result.structuredContent, null, 2))
-  const text = cut(parts.join("\n"), maxBytes)
+  const text = redact(cut(parts.join("\n"), maxBytes))
   if (result.isError) {
     return new StructuredToolResult({
       status: ToolResultStatus.ERROR,

@@ -71,7 +71,9 @@ export class McpTool extends Tool {
         signal: context.signal,
         timeoutMs: this.effectiveTimeout(context.limits) * 1000,
       })
-      return toolResult(result, context.limits.outputMaxBytes, invocation)
+      return toolResult(result, context.limits.outputMaxBytes, invocation, (text) =>
+        this.#connection.redactResult(text),
+      )
     } catch (error) {
       if (context.signal.aborted) throw context.signal.reason ?? new AbortError()
       throw new Error(`MCP server ${server}: ${this.#connection.redact(errorMessage(error))}`)
