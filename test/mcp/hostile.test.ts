@@ -265,3 +265,14 @@ test("a server that echoes its own token in a result does not pass it to the mod
   expect(result.dataText()).toContain('"API_TOKEN":"[REDACTED]"')
   expect(result.dataText()).toContain("verbose-logging")
 })
+
+test("a stdio server that logs to stdout keeps working: lines that are not JSON-RPC messages are skipped", async () => {
+  const dir = tempDir()
+  const noisy = faultServer(dir)
+  ;(noisy.config as { args: string[] }).args.push("noisy")
+  const { value: executor, lines } = await withWarnings(() => readyExecutor(mcpConfig({ noisy })))
+  expect(executor.toolsets.find((t) => t.name === "noisy")?.status).toBe("enabled")
+  expect((await callTool(executor, "echo", { message: "x" })).status as string).toBe("success")
+  expect(starts(dir)).toHaveLength(1)
+  expect(lines.some((l) => l.includes("not JSON-RPC messages are skipped"))).toBe(true)
+})

@@ -2,18 +2,16 @@
  * The MCP stdio transport on Bun.spawn. The SDK's own stdio transport spawns through Node's
  * child_process in dupin's process group; a server must instead run in a group of its own (so
  * stopping it stops whatever it started), under the tool containment wrapper, with the explicit
- * environment it was given. Messages are framed by the SDK's ReadBuffer and serializeMessage.
+ * environment it was given. Messages are written with the SDK's serializeMessage and read by
+ * MessageLines (stdio-lines.ts).
  */
-import {
-  type JSONRPCMessage,
-  ReadBuffer,
-  serializeMessage,
-  type Transport,
-} from "@modelcontextprotocol/client"
+import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/client"
 import type { Subprocess } from "bun"
+import { log } from "../../log.ts"
 import { currentContainment } from "../../tool/containment/index.ts"
 import { openSandbox, type SandboxRun } from "../../tool/containment/sandbox.ts"
 import { forgetChild, trackChild } from "./children.ts"
+import { MessageLines } from "./stdio-lines.ts"
 
 /** Bytes of one message the client reads before it gives up on the server (bounded memory). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024
@@ -34,7 +32,7 @@ export class BunStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
   #proc: Subprocess<"pipe", "pipe", "pipe"> | undefined
   #sandbox: SandboxRun | undefined
-  #buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES })
+  #lines = new MessageLines(MAX_MESSAGE_BYTES)
   #stderr = ""
   #closed = false
 
@@ -104,17 +102,17 @@ export class BunStdioTransport implements Transport {
   async #read(stream: ReadableStream<Uint8Array>): Promise<void> {
     try {
       for await (const chunk of stream) {
-        this.#buffer.append(Buffer.from(chunk))
-        for (;;) {
-          const message = this.#buffer.readMessage()
-          if (message === null) break
-          this.onmessage?.(message)
-        }
+        const skipped = this.#lines.skipped
+        for (const message of this.#lines.push(chunk)) this.onmessage?.(message)
+        if (skipped === 0 && this.#lines.skipped > 0)
+          log.warn("mcp server: stdout lines that are not JSON-RPC messages are skipped", {
+            command: this.options.command,
+          })
       }
     } catch (error) {
-      // An oversized or broken message: the connection cannot be trusted past it.
+      // An oversized message: the connection cannot be trusted past it.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)))
-      this.#buffer.clear()
+      this.#lines.clear()
       if (this.#proc) killGroup(this.#proc.pid, "SIGKILL")
     }
   }
@@ -140,7 +138,7 @@ export class BunStdioTransport implements Transport {
       forgetChild(proc.pid)
     }
     this.#sandbox?.cleanup()
-    this.#buffer.clear()
+    this.#lines.clear()
     this.onclose?.()
   }
 }
