@@ -5,7 +5,7 @@
  * flood of tools is bounded; a server that never finishes the handshake fails its toolset only.
  */
 import { afterEach, expect, test } from "bun:test"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
@@ -275,4 +275,16 @@ test("a stdio server that logs to stdout keeps working: lines that are not JSON-
   expect((await callTool(executor, "echo", { message: "x" })).status as string).toBe("success")
   expect(starts(dir)).toHaveLength(1)
   expect(lines.some((l) => l.includes("not JSON-RPC messages are skipped"))).toBe(true)
+})
+
+test("a storm of tools/list_changed costs one refresh, not one per notification", async () => {
+  const dir = tempDir()
+  const executor = await readyExecutor(mcpConfig({ fault: faultServer(dir) }))
+  const lists = () => readFileSync(join(dir, "lists"), "utf8").trim().split("\n").length
+  expect(lists()).toBe(1)
+  expect((await callTool(executor, "storm", {})).dataText()).toBe("stormed")
+  // Without the debounce, each notification's tools/list reaches the server before this call.
+  await callTool(executor, "echo", { message: "after" })
+  expect(lists()).toBeLessThanOrEqual(2)
+  await waitFor(() => lists() === 2, { what: "the one refresh" })
 })

@@ -78,6 +78,8 @@ async function connect(server: McpServerSpec, transport: Transport, hooks: OpenH
       versionNegotiation: { mode: "auto" },
       listChanged: {
         tools: {
+          // A storm of notifications costs one refresh.
+          debounceMs: 300,
           onChanged: (error, tools) => {
             if (error) {
               log.warn("mcp server: tool list refresh failed", {

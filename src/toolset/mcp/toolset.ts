@@ -145,12 +145,20 @@ export class McpToolset extends Toolset {
       }
       const problem = schemaProblem(definition.inputSchema)
       if (problem) {
-        log.warn("mcp server: tool skipped", { server: this.name, tool: definition.name, reason: problem })
+        log.warn("mcp server: tool skipped", {
+          server: this.name,
+          tool: definition.name.slice(0, 200),
+          reason: problem,
+        })
         continue
       }
       const named = toolName(definition.name, this.name, taken)
       if ("skip" in named) {
-        log.warn("mcp server: tool skipped", { server: this.name, tool: definition.name, reason: named.skip })
+        log.warn("mcp server: tool skipped", {
+          server: this.name,
+          tool: definition.name.slice(0, 200),
+          reason: named.skip,
+        })
         continue
       }
       const name = named.name
