@@ -1,17 +1,20 @@
 /**
  * No stdio MCP server outlives dupin: after `dupin ask` ends (normally, Ctrl+C, SIGTERM), after a
  * library script dies of an uncaught error, and after `serve` shuts down, the server's process
- * group is empty. Real processes: the fault server's pid comes from its marker file.
+ * group is empty. Real processes: the fault server's pid comes from its marker file. Also what
+ * `dupin toolsets` and `/tools` show of a server (and never: its secrets).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { toolsView } from "../../src/cli/ask/views.ts"
+import { stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { startServerProcess } from "../bench/support/processes.ts"
 import { cliEnv, MAIN } from "../cli/support.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { liveInGroup } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
-import { FAULT_SERVER, starts, tempDir } from "./support.ts"
+import { FAULT_SERVER, faultServer, mcpConfig, readyExecutor, starts, tempDir } from "./support.ts"
 
 let fake: FakeProvider
 beforeAll(async () => {
@@ -160,3 +163,18 @@ test("dupin toolsets list --json shows each server's transport and protocol vers
     expect(stderr).not.toContain(secret)
   }
 }, 40_000)
+
+test("the CLI's /tools shows each server with its status and transport, and its tools", async () => {
+  const executor = await readyExecutor(
+    mcpConfig({ fault: faultServer(tempDir()), gone: { config: { command: "/nonexistent/mcp-server" } } }),
+  )
+  try {
+    const view = toolsView(executor)
+    expect(view).toMatch(/fault\s+enabled \(mcp stdio\)/)
+    expect(view).toMatch(/gone\s+failed \(mcp stdio\)/)
+    expect(view).toContain("/nonexistent/mcp-server: command not found")
+    expect(view).toContain("  echo [fault]")
+  } finally {
+    await stopMcpServers()
+  }
+})

@@ -107,6 +107,8 @@ export class McpToolset extends Toolset {
     })
     try {
       const listed = this.connection.listTools(context.signal)
+      // It may fail while the earlier servers are awaited: handled below, not unhandled meanwhile.
+      listed.catch(() => undefined)
       // Names already taken are known once the servers listed before this one have connected.
       // A server that hangs does not hold the others back past half the prerequisite timeout: the
       // names it has not listed yet are not taken, and it takes prefixed names if it lists later.
