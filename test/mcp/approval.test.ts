@@ -13,7 +13,7 @@ import { PtySession } from "../cli/pty.ts"
 import { cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS } from "../cli/support.ts"
 import { startHarness } from "../server/harness.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
-import { FAULT_SERVER, faultServer, tempDir } from "./support.ts"
+import { FAULT_SERVER, faultServer, starts, tempDir } from "./support.ts"
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field
 type Body = Record<string, any>
@@ -73,6 +73,8 @@ test("HTTP: an MCP tool that needs approval pauses; the signed resume calls it w
     expect(byId.e2.status).toBe("error")
     // The server got exactly the approved call, with the model's arguments.
     expect(calls(dir).filter((c) => c.startsWith("echo"))).toEqual([`echo ${JSON.stringify(ARGS)}`])
+    // One kept connection: both HTTP requests used the same server process.
+    expect(starts(dir)).toHaveLength(1)
   } finally {
     await h.stop()
   }
@@ -108,9 +110,9 @@ test(
       ].join("\n"),
     )
     session = new PtySession(["ask", "echo twice", "--config", config], cliEnv(fake), tmpdir())
-    await session.waitFor("Run echo(message=\"yes please\")? [y/N] ")
+    await session.waitFor('Run echo(message="yes please")? [y/N] ')
     session.type("y\n")
-    await session.waitFor("Run echo(message=\"no thanks\")? [y/N] ")
+    await session.waitFor('Run echo(message="no thanks")? [y/N] ')
     session.type("n\n")
     await session.waitFor("Feedback for the model (optional, Enter to skip): ")
     session.type("\n")
