@@ -1,4 +1,5 @@
 import { READ_TOOL_OUTPUT } from "../context/read-tool-output.ts"
+import { RequestError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolSchema } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
@@ -20,6 +21,9 @@ const CORE_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", READ_TOOL_OUTPUT, 
 
 /** What deferral did in a run, for the metadata: tools held back now, tools loaded by search. */
 export type DeferralReport = { deferred: number; loaded_by_search: string[] }
+
+/** Where the budget comes from, for the refusal when even the core tools do not fit it. */
+export type BudgetSource = { contextWindow: number; pct: number }
 
 type Candidate = { schema: ToolSchema; toolset: string; deferFirst: boolean; size: number }
 
@@ -47,6 +51,7 @@ export class DeferredTools implements ToolCatalog {
   constructor(
     private readonly counter: TokenCounter,
     readonly budget: number,
+    private readonly source?: BudgetSource,
   ) {}
 
   /** The tools to send for the next model call; adds `search_tools` to the run's executor when needed. */
@@ -143,6 +148,7 @@ export class DeferredTools implements ToolCatalog {
     this.#deferred = new Map()
     let total = candidates.reduce((sum, c) => sum + c.size, 0)
     if (total <= this.budget) return
+    this.#checkCoreFits(candidates)
     const order = candidates
       .filter((c) => !CORE_TOOLS.has(c.schema.function.name) && !this.#pinned.has(c.schema.function.name))
       .sort((a, b) => Number(b.deferFirst) - Number(a.deferFirst) || b.size - a.size)
@@ -153,6 +159,25 @@ export class DeferredTools implements ToolCatalog {
       this.#deferred.set(c.schema.function.name, { schema: c.schema, toolset: c.toolset })
       total -= c.size
     }
+  }
+
+  /**
+   * Holding tools back only helps if the tools always sent (planning, paging, the search tool)
+   * fit the budget; when they do not, no search could ever load a tool: refuse, naming the fix.
+   */
+  #checkCoreFits(candidates: readonly Candidate[]): void {
+    const core = candidates.filter((c) => CORE_TOOLS.has(c.schema.function.name))
+    const needed =
+      core.reduce((sum, c) => sum + c.size, 0) + this.counter.countTools([searchToolSchema(new Map(), false)])
+    if (needed <= this.budget) return
+    const names = [...core.map((c) => c.schema.function.name), SEARCH_TOOLS].join(", ")
+    const where = this.source
+      ? ` (limits.tool_definitions_budget_pct = ${this.source.pct}% of the ${this.source.contextWindow}-token context window)`
+      : ""
+    const minPct = this.source ? Math.ceil((needed * 100) / this.source.contextWindow) : undefined
+    throw new RequestError(
+      `The tool definitions budget of ${this.budget} tokens${where} cannot hold the tools that are always sent (${names}: ${needed} tokens), so no other tool could be loaded. To fit: ${minPct !== undefined && minPct <= 100 ? `raise limits.tool_definitions_budget_pct to at least ${minPct}, ` : ""}raise context_window (modelList) if the model allows more or use a model with a larger window, or disable toolsets.`,
+    )
   }
 
   /** Same tools, new schema objects: the search and the next send use the new ones. */

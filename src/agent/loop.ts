@@ -64,6 +64,7 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
   const deferral = new DeferredTools(
     counter,
     toolDefinitionsBudget(model.info.contextWindow, settings.toolDefinitionsPct),
+    { contextWindow: model.info.contextWindow, pct: settings.toolDefinitionsPct },
   )
   const acct = new Accounting(model.info, counter, deferral)
   // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.

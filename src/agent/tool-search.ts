@@ -9,6 +9,10 @@ export const SEARCH_TOOLS = "search_tools"
 
 export const DEFAULT_SEARCH_RESULTS = 3
 export const MAX_SEARCH_RESULTS = 10
+/** Characters of a query that are searched; the rest is ignored (the work stays bounded). */
+export const MAX_QUERY_CHARS = 1000
+/** Characters of a query a result echoes back (a huge query must not be copied into the history). */
+const ECHOED_QUERY_CHARS = 80
 
 /** A deferred tool as the search ranks it: its definition and the toolset it comes from. */
 export type SearchEntry = { schema: ToolSchema; toolset: string }
@@ -53,7 +57,9 @@ export class ToolSearchTool extends Tool {
   }
 
   protected async invoke(params: Record<string, unknown>): Promise<StructuredToolResult> {
-    const query = String(params.query ?? "").trim()
+    const query = String(params.query ?? "")
+      .slice(0, MAX_QUERY_CHARS)
+      .trim()
     const raw = typeof params.limit === "number" ? Math.trunc(params.limit) : DEFAULT_SEARCH_RESULTS
     const limit = Math.min(MAX_SEARCH_RESULTS, Math.max(1, raw))
     const { found, already, skipped } = this.catalog.search(query, limit)
@@ -70,12 +76,16 @@ export class ToolSearchTool extends Tool {
     if (lines.length === 0) {
       return new StructuredToolResult({
         status: ToolResultStatus.NO_DATA,
-        data: `No tool matches "${query}". ${this.catalog.summary()}`,
+        data: `${query === "" ? "An empty query matches no tool" : `No tool matches "${echoed(query)}"`}. ${this.catalog.summary()}`,
         params,
       })
     }
     return new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: lines.join("\n"), params })
   }
+}
+
+function echoed(query: string): string {
+  return query.length <= ECHOED_QUERY_CHARS ? query : `${query.slice(0, ECHOED_QUERY_CHARS)}…`
 }
 
 /** A definition in one line: `- name(param: type, optional?: type) [toolset]: description`. */
@@ -114,6 +124,7 @@ export function scoreTool(entry: SearchEntry, words: readonly string[]): number 
 /** The query's words: lower case, split on anything but letters, digits, `_`, `-`, `/`, `.`. */
 export function queryWords(query: string): string[] {
   const words = query
+    .slice(0, MAX_QUERY_CHARS)
     .toLowerCase()
     .split(/[^\p{L}\p{N}_\-/.]+/u)
     .filter((w) => w.length > 1)
