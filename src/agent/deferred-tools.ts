@@ -47,6 +47,8 @@ export class DeferredTools implements ToolCatalog {
   #sent: ToolSchema[] = []
   #dirty = true
   #searchAdded = false
+  /** Instructions of toolsets left out of the system prompt, handed out once with their first tool. */
+  #instructions = new Map<string, string>()
 
   constructor(
     private readonly counter: TokenCounter,
@@ -75,6 +77,25 @@ export class DeferredTools implements ToolCatalog {
     return this.#sent
   }
 
+  /** Toolsets whose offered tools are all held back now (their instructions can wait too). */
+  heldBackToolsets(executor: ToolExecutor): Set<string> {
+    const sent = new Set<string>()
+    const held = new Set<string>()
+    for (const tool of Object.values(executor.offeredTools)) {
+      const toolset = tool.toolset?.name
+      if (toolset === undefined) continue
+      if (this.#deferred.has(tool.name)) held.add(toolset)
+      else sent.add(toolset)
+    }
+    for (const toolset of sent) held.delete(toolset)
+    return held
+  }
+
+  /** Instructions missing from the system prompt, by toolset: search returns them with the tools. */
+  withheldInstructions(byToolset: ReadonlyMap<string, string>): void {
+    this.#instructions = new Map(byToolset)
+  }
+
   /** Undefined when nothing was ever held back. */
   report(): DeferralReport | undefined {
     if (!this.#searchAdded) return undefined
@@ -92,7 +113,7 @@ export class DeferredTools implements ToolCatalog {
           b.score - a.score || a.entry.schema.function.name.localeCompare(b.entry.schema.function.name),
       )
       .slice(0, limit)
-    const outcome: SearchOutcome = { found: [], already: [], skipped: [] }
+    const outcome: SearchOutcome = { found: [], already: [], skipped: [], instructions: [] }
     for (const { entry } of ranked) {
       const name = entry.schema.function.name
       if (!this.#deferred.has(name)) {
@@ -109,6 +130,11 @@ export class DeferredTools implements ToolCatalog {
       this.#loadedTokens += size
       this.#deferred.delete(name)
       outcome.found.push(entry)
+      const instructions = this.#instructions.get(entry.toolset)
+      if (instructions !== undefined) {
+        this.#instructions.delete(entry.toolset)
+        outcome.instructions.push({ toolset: entry.toolset, text: instructions })
+      }
       this.#pinned.add(name)
       this.#loadedBySearch.push(name)
       this.#dirty = true

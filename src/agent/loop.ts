@@ -17,6 +17,7 @@ import type { ApprovalMode } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
 import { DeferredTools, toolDefinitionsBudget } from "./deferred-tools.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
+import { fitToolsetInstructions } from "./prompt/held-back-instructions.ts"
 import { applyDecisions } from "./resume.ts"
 import { completeStep } from "./streamed-completion.ts"
 import { toolMessageContent } from "./tool-message.ts"
@@ -120,6 +121,11 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     const paging = window.pagingNeeded()
     if (paging) await step.executor.add(paging)
     const tools = await deferral.tools(step.executor, history)
+    // Once per run (a stable prompt mid-run): toolsets held back whole wait with their instructions.
+    if (n === 1) {
+      const held = deferral.heldBackToolsets(step.executor)
+      deferral.withheldInstructions(fitToolsetInstructions(history, step.executor.toolsets, held))
+    }
     const fitted = yield* window.fit(history, tools, signal)
     if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
     acct.truncations.push(...fitted.truncations)

@@ -21,7 +21,13 @@ export type SearchEntry = { schema: ToolSchema; toolset: string }
  * What a search did: the tools it found (now loaded), those already loaded, and those it could not
  * load because the tools loaded by search reached their bound.
  */
-export type SearchOutcome = { found: SearchEntry[]; already: string[]; skipped: string[] }
+export type SearchOutcome = {
+  found: SearchEntry[]
+  already: string[]
+  skipped: string[]
+  /** Instructions of the toolsets of found tools, when the system prompt left them out. */
+  instructions: { toolset: string; text: string }[]
+}
 
 /** Where the search tool looks: the run's deferred tools (see DeferredTools). */
 export interface ToolCatalog {
@@ -62,12 +68,13 @@ export class ToolSearchTool extends Tool {
       .trim()
     const raw = typeof params.limit === "number" ? Math.trunc(params.limit) : DEFAULT_SEARCH_RESULTS
     const limit = Math.min(MAX_SEARCH_RESULTS, Math.max(1, raw))
-    const { found, already, skipped } = this.catalog.search(query, limit)
+    const { found, already, skipped, instructions } = this.catalog.search(query, limit)
     const lines: string[] = []
     if (found.length > 0) {
       lines.push(`Loaded ${found.length} tool(s); call them from your next step:`)
       for (const entry of found) lines.push(signature(entry))
     }
+    for (const { toolset, text } of instructions) lines.push(`Instructions for the ${toolset} toolset:`, text)
     if (already.length > 0) lines.push(`Already available: ${already.join(", ")}.`)
     if (skipped.length > 0)
       lines.push(

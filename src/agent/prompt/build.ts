@@ -40,10 +40,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 function toolsetInstructions(toolsets: readonly Toolset[]): string {
   const enabled = toolsets.filter((t) => t.status === "enabled")
   const lines: string[] = ["# Toolsets"]
-  for (const t of enabled) {
-    lines.push(`## ${t.name}${t.description ? `: ${t.description}` : ""}`)
-    if (t.llmInstructions?.trim()) lines.push(t.llmInstructions.trim())
-  }
+  for (const t of enabled) lines.push(toolsetBlock(t))
   const off = toolsets.filter((t) => t.status !== "enabled")
   if (off.length > 0) {
     lines.push(
@@ -58,6 +55,22 @@ function toolsetInstructions(toolsets: readonly Toolset[]): string {
     lines.push("No tools are available; answer from the question alone and say so.")
   }
   return lines.join("\n")
+}
+
+const toolsetHeading = (t: Toolset) => `## ${t.name}${t.description ? `: ${t.description}` : ""}`
+
+/** One enabled toolset in the `toolset_instructions` section: its heading and its instructions. */
+export function toolsetBlock(t: Toolset): string {
+  const instructions = t.llmInstructions?.trim()
+  return instructions ? `${toolsetHeading(t)}\n${instructions}` : toolsetHeading(t)
+}
+
+/**
+ * The block of a toolset whose tools a run holds back (small windows, see deferred-tools.ts): the
+ * heading only; search_tools returns the instructions with the first of its tools it loads.
+ */
+export function heldBackToolsetBlock(t: Toolset): string {
+  return `${toolsetHeading(t)} (tools not loaded yet: search_tools loads them with this toolset's instructions)`
 }
 
 export type AttachedFile = { name: string; content: string }
