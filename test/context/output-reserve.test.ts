@@ -6,6 +6,8 @@
 import { describe, expect, test } from "bun:test"
 import { ConfigError } from "../../src/errors.ts"
 import { outputReserve, resolveModelInfo } from "../../src/llm/catalog.ts"
+import { ask, engine } from "../support/engine.ts"
+import { startFakeProvider } from "../support/fake-provider.ts"
 
 describe("output reserve", () => {
   test("an unknown model with an 8k window reserves a fifth of it, not the 4096 default", () => {
@@ -41,5 +43,23 @@ describe("output reserve", () => {
     expect(() =>
       resolveModelInfo("ollama/x-8b", { contextWindow: 4000 }, { OVERRIDE_MAX_OUTPUT_TOKEN: "4096" }),
     ).toThrow(/OVERRIDE_MAX_OUTPUT_TOKEN = 4096 .*raise context_window/)
+  })
+
+  test("large models: HolmesGPT's numbers, and the reserve never limits the answer (no max_tokens is sent)", async () => {
+    // HolmesGPT: floor(min(64000, window / 5)), lowered to LiteLLM's max_output_tokens when that is smaller.
+    expect(resolveModelInfo("anthropic/claude-sonnet-4-5").maxOutputTokens).toBe(40_000)
+    expect(resolveModelInfo("anthropic/claude-3-5-sonnet").maxOutputTokens).toBe(8_192)
+    expect(outputReserve(400_000, 128_000, false)).toBe(64_000)
+    // The reserve only decides when the history is compacted: the provider is not told to stop early.
+    const fake = await startFakeProvider()
+    try {
+      fake.script({ content: "a long answer" })
+      await engine(fake, { overrides: { contextWindow: 200_000 } }).call(ask("q"))
+      const body = fake.requests.find((r) => r.path.endsWith("/chat/completions"))?.body ?? {}
+      expect(body).not.toHaveProperty("max_tokens")
+      expect(body).not.toHaveProperty("max_completion_tokens")
+    } finally {
+      await fake.stop()
+    }
   })
 })
