@@ -27,6 +27,7 @@ const BENCHES = [
   "server-load",
   "footprint",
   "mcp-call",
+  "small-window",
 ]
 
 type Outcome = { bench: string; report?: BenchReport; raw?: string; error?: string; seconds: number }
