@@ -13,6 +13,7 @@ import {
   scoreTool,
   searchToolSchema,
   type ToolCatalog,
+  ToolSearchTool,
   toolSearchToolset,
 } from "./tool-search.ts"
 
@@ -60,7 +61,9 @@ export class DeferredTools implements ToolCatalog {
   async tools(executor: ToolExecutor, history: readonly ChatMessage[]): Promise<ToolSchema[]> {
     this.#pinCalled(history)
     const offered = executor.offeredTools
-    const source = executor.schemas().filter((s) => s.function.name !== SEARCH_TOOLS)
+    // Ours is sent last (see #send); a configured tool of the same name stays until ours shadows it.
+    const ours = offered[SEARCH_TOOLS] instanceof ToolSearchTool
+    const source = executor.schemas().filter((s) => !ours || s.function.name !== SEARCH_TOOLS)
     // A rebuilt list with the same tools (the executor's caches dropped) keeps the plan.
     if (!sameNames(source, this.#source)) this.#plan(source, offered)
     else if (source.some((s, i) => s !== this.#source?.[i])) this.#refresh(source)

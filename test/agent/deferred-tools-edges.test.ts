@@ -226,3 +226,18 @@ describe("limits.tool_definitions_budget_pct at its bounds", () => {
     expect(fake.requests).toHaveLength(0)
   })
 })
+
+describe("a configured tool named search_tools", () => {
+  test("is sent and runs while nothing is held back", async () => {
+    const llm = engine(fake, {
+      toolsets: [new Toolset({ name: "own", tools: [new SizedTool("search_tools", 5, "tickets")] })],
+    })
+    fake.script(
+      { toolCalls: [{ id: "s", name: "search_tools", arguments: { target: "INC-1" } }] },
+      { content: "done" },
+    )
+    await llm.run(ask("anything"))
+    expect(toolNames(fake.requests[0])).toEqual(["search_tools"])
+    expect(toolMessage(fake.requests[1], "s")).toContain("search_tools INC-1")
+  })
+})
