@@ -1,7 +1,7 @@
 import { READ_TOOL_OUTPUT } from "../context/read-tool-output.ts"
 import { RequestError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
-import type { ChatMessage, ToolSchema } from "../llm/types.ts"
+import type { ChatMessage, ToolCall, ToolSchema } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
 import type { Tool } from "../tool/tool.ts"
 import {
@@ -50,6 +50,8 @@ export class DeferredTools implements ToolCatalog {
   #searchAdded = false
   /** Instructions of toolsets left out of the system prompt, handed out once with their first tool. */
   #instructions = new Map<string, string>()
+  /** Instructions a search_tools call loaded, by its call id, until its tool message is built. */
+  readonly #notes = new Map<string, string>()
 
   constructor(
     private readonly counter: TokenCounter,
@@ -105,7 +107,7 @@ export class DeferredTools implements ToolCatalog {
     return { deferred: this.#deferred.size, loaded_by_search: [...this.#loadedBySearch] }
   }
 
-  search(query: string, limit: number): SearchOutcome {
+  search(query: string, limit: number, callId?: string): SearchOutcome {
     const words = queryWords(query)
     const ranked = this.#all
       .filter((e) => !CORE_TOOLS.has(e.schema.function.name))
@@ -116,7 +118,8 @@ export class DeferredTools implements ToolCatalog {
           b.score - a.score || a.entry.schema.function.name.localeCompare(b.entry.schema.function.name),
       )
       .slice(0, limit)
-    const outcome: SearchOutcome = { found: [], already: [], skipped: [], instructions: [] }
+    const outcome: SearchOutcome = { found: [], already: [], skipped: [] }
+    const notes: string[] = []
     for (const { entry } of ranked) {
       const name = entry.schema.function.name
       if (!this.#deferred.has(name)) {
@@ -133,16 +136,36 @@ export class DeferredTools implements ToolCatalog {
       this.#loadedTokens += size
       this.#deferred.delete(name)
       outcome.found.push(entry)
-      const instructions = this.#instructions.get(entry.toolset)
-      if (instructions !== undefined) {
-        this.#instructions.delete(entry.toolset)
-        outcome.instructions.push({ toolset: entry.toolset, text: instructions })
-      }
+      const note = this.#takeInstructions(entry.toolset)
+      if (note !== undefined) notes.push(note)
       this.#pinned.add(name)
       this.#loadedBySearch.push(name)
       this.#dirty = true
     }
+    if (callId !== undefined && notes.length > 0) this.#notes.set(callId, notes.join("\n\n"))
     return outcome
+  }
+
+  /**
+   * Trusted text the loop puts before this call's tool message, outside the fence that marks tool
+   * output as data: the instructions of the toolsets a search loaded, or of the toolset of a
+   * held-back tool called by name, each once per run.
+   */
+  instructionsFor(call: ToolCall): string | undefined {
+    const note = this.#notes.get(call.id)
+    if (note !== undefined) {
+      this.#notes.delete(call.id)
+      return note
+    }
+    const entry = this.#all.find((e) => e.schema.function.name === call.function.name)
+    return entry ? this.#takeInstructions(entry.toolset) : undefined
+  }
+
+  #takeInstructions(toolset: string): string | undefined {
+    const text = this.#instructions.get(toolset)
+    if (text === undefined) return undefined
+    this.#instructions.delete(toolset)
+    return `Instructions for the ${toolset} toolset (from dupin's configuration; they apply to its tools):\n${text}`
   }
 
   summary(): string {

@@ -94,7 +94,9 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
 
   const toMessage = (f: FinishedCall): ToolMessage => {
     const name = f.prepared.call.function.name
-    const content = toolMessageContent(f.result)
+    // Instructions a held-back toolset's first tool brings come before the fenced output (trusted).
+    const note = deferral.instructionsFor(f.prepared.call)
+    const content = note ? `${note}\n\n${toolMessageContent(f.result)}` : toolMessageContent(f.result)
     const cut = window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
     if (cut.truncation) acct.truncations.push(cut.truncation)
     return cut.message

@@ -1,7 +1,7 @@
 import type { ToolSchema } from "../llm/types.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
-import { Tool } from "../tool/tool.ts"
+import { Tool, type ToolContext } from "../tool/tool.ts"
 import { Toolset } from "../tool/toolset.ts"
 
 /** The tool search tool's name (no spec or contract names one; `search_tools` reads as what it does). */
@@ -21,17 +21,12 @@ export type SearchEntry = { schema: ToolSchema; toolset: string }
  * What a search did: the tools it found (now loaded), those already loaded, and those it could not
  * load because the tools loaded by search reached their bound.
  */
-export type SearchOutcome = {
-  found: SearchEntry[]
-  already: string[]
-  skipped: string[]
-  /** Instructions of the toolsets of found tools, when the system prompt left them out. */
-  instructions: { toolset: string; text: string }[]
-}
+export type SearchOutcome = { found: SearchEntry[]; already: string[]; skipped: string[] }
 
 /** Where the search tool looks: the run's deferred tools (see DeferredTools). */
 export interface ToolCatalog {
-  search(query: string, limit: number): SearchOutcome
+  /** `callId`: the search_tools call, for what the catalog hands out with its result. */
+  search(query: string, limit: number, callId?: string): SearchOutcome
   /** One line naming what can be searched (for results that found nothing). */
   summary(): string
 }
@@ -62,19 +57,21 @@ export class ToolSearchTool extends Tool {
     })
   }
 
-  protected async invoke(params: Record<string, unknown>): Promise<StructuredToolResult> {
+  protected async invoke(
+    params: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<StructuredToolResult> {
     const query = String(params.query ?? "")
       .slice(0, MAX_QUERY_CHARS)
       .trim()
     const raw = typeof params.limit === "number" ? Math.trunc(params.limit) : DEFAULT_SEARCH_RESULTS
     const limit = Math.min(MAX_SEARCH_RESULTS, Math.max(1, raw))
-    const { found, already, skipped, instructions } = this.catalog.search(query, limit)
+    const { found, already, skipped } = this.catalog.search(query, limit, context.toolCallId)
     const lines: string[] = []
     if (found.length > 0) {
       lines.push(`Loaded ${found.length} tool(s); call them from your next step:`)
       for (const entry of found) lines.push(signature(entry))
     }
-    for (const { toolset, text } of instructions) lines.push(`Instructions for the ${toolset} toolset:`, text)
     if (already.length > 0) lines.push(`Already available: ${already.join(", ")}.`)
     if (skipped.length > 0)
       lines.push(

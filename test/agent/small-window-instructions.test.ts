@@ -84,9 +84,12 @@ describe("toolset instructions on a small window", () => {
       (await requestTokens({ ...one, body: { ...one.body, messages } })).total,
     )
     // The search returns them with the tool, once; the prompt stays the same for the whole run.
+    // Before the fence that marks tool output as untrusted data: they are dupin's own configuration.
     const found = toolMessage(two, "find")
-    expect(found).toContain("Instructions for the kubernetes/logs toolset:")
-    expect(found).toContain(logs)
+    expect(found).toContain("Instructions for the kubernetes/logs toolset")
+    expect(found.indexOf(logs)).toBeGreaterThanOrEqual(0)
+    expect(found.indexOf(logs)).toBeLessThan(found.indexOf("<<<tool_output"))
+    expect(toolMessage(completions(fake)[2], "logs")).not.toContain(logs)
     for (const r of completions(fake)) expect(systemOf(r)).toBe(sent)
     // The history handed back carries the prompt the model saw.
     expect(first.messages?.[0]?.content).toBe(sent)
@@ -101,6 +104,21 @@ describe("toolset instructions on a small window", () => {
     expect(toolNames(next)).toContain("fetch_pod_logs")
     expect(systemOf(next)).toContain(logs)
     expect(systemOf(next)).not.toContain(core)
+  })
+
+  test("8k: a held-back tool called by name brings its toolset's instructions with its first result, once", async () => {
+    const { llm, messages, instructions } = await start(8000)
+    const logs = instructions("kubernetes/logs")
+    const call = (id: string) => ({
+      toolCalls: [{ id, name: "fetch_pod_logs", arguments: { pod: "api-7d9", namespace: "shop" } }],
+    })
+    fake.script(call("a"), call("b"), { content: "done" })
+    await llm.call(messages)
+    const requests = completions(fake)
+    const first = toolMessage(requests[1], "a")
+    expect(first.indexOf(logs)).toBeGreaterThanOrEqual(0)
+    expect(first.indexOf(logs)).toBeLessThan(first.indexOf("<<<tool_output"))
+    expect(toolMessage(requests.at(-1), "b")).not.toContain(logs)
   })
 
   test("128k: nothing is held back and the system prompt is sent as built", async () => {
