@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "../cli/support.ts"
-import { type Harness, startHarness } from "../server/harness.ts"
+import { eventOf, type Harness, startHarness } from "../server/harness.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import {
   completions,
@@ -89,6 +89,23 @@ describe("HTTP", () => {
     const last = counts.at(-1)?.data as { metadata: { deferred_tools?: { loaded_by_search: string[] } } }
     expect(last.metadata.deferred_tools?.loaded_by_search).toEqual(["fetch_pod_logs"])
     await expectFits(h.fake, "openai/gpt-4o")
+  })
+
+  test("approval pause and signed resume: the history handed back, its system prompt fitted to the plan, verifies", async () => {
+    h.fake.script({ toolCalls: [{ id: "r1", name: "restart", arguments: { service: "web" } }] })
+    const paused = await h.stream({ ask: "restart web", enable_tool_approval: true })
+    const history = eventOf(paused.events, "approval_required").conversation_history
+    // The held-back kubernetes toolsets kept only their headings in the prompt the model saw.
+    const system = String(history[0]?.content)
+    expect(system).toContain("## kubernetes/core")
+    expect(system).toContain("search_tools loads them with this toolset's instructions")
+    h.fake.script({ content: "restarted" })
+    const resumed = await h.stream({
+      conversation_history: history,
+      tool_decisions: [{ tool_call_id: "r1", approved: true }],
+    })
+    expect(resumed.response.status).toBe(200)
+    expect(eventOf(resumed.events, "ai_answer_end").analysis).toBe("restarted")
   })
 })
 
