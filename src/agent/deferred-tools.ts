@@ -48,6 +48,8 @@ export class DeferredTools implements ToolCatalog {
   #sent: ToolSchema[] = []
   #dirty = true
   #searchAdded = false
+  /** The run's executor, as of the last `tools` call: search follows its tool list. */
+  #executor: ToolExecutor | undefined
   /** Instructions of toolsets left out of the system prompt, handed out once with their first tool. */
   #instructions = new Map<string, string>()
   /** Instructions a search_tools call loaded, by its call id, until its tool message is built. */
@@ -62,14 +64,8 @@ export class DeferredTools implements ToolCatalog {
   /** The tools to send for the next model call; adds `search_tools` to the run's executor when needed. */
   async tools(executor: ToolExecutor, history: readonly ChatMessage[]): Promise<ToolSchema[]> {
     this.#pinCalled(history)
-    const offered = executor.offeredTools
-    // Ours is sent last (see #send); a configured tool of the same name stays until ours shadows it.
-    const ours = offered[SEARCH_TOOLS] instanceof ToolSearchTool
-    const source = executor.schemas().filter((s) => !ours || s.function.name !== SEARCH_TOOLS)
-    // A rebuilt list with the same tools (the executor's caches dropped) keeps the plan.
-    if (!sameNames(source, this.#source)) this.#plan(source, offered)
-    else if (source.some((s, i) => s !== this.#source?.[i])) this.#refresh(source)
-    this.#source = source
+    this.#executor = executor
+    const source = this.#sync(executor)
     if (this.#deferred.size > 0 && !this.#searchAdded) {
       this.#searchAdded = true
       await executor.add(toolSearchToolset(this))
@@ -101,6 +97,22 @@ export class DeferredTools implements ToolCatalog {
     this.#instructions = new Map(byToolset)
   }
 
+  /**
+   * Follows the executor's tool list, which can change at any time (an MCP server's
+   * tools/list_changed): a new list is planned again, new schemas of the same tools replace the old.
+   */
+  #sync(executor: ToolExecutor): ToolSchema[] {
+    const offered = executor.offeredTools
+    // Ours is sent last (see #send); a configured tool of the same name stays until ours shadows it.
+    const ours = offered[SEARCH_TOOLS] instanceof ToolSearchTool
+    const source = executor.schemas().filter((s) => !ours || s.function.name !== SEARCH_TOOLS)
+    // A rebuilt list with the same tools (the executor's caches dropped) keeps the plan.
+    if (!sameNames(source, this.#source)) this.#plan(source, offered)
+    else if (source.some((s, i) => s !== this.#source?.[i])) this.#refresh(source)
+    this.#source = source
+    return source
+  }
+
   /** Undefined when nothing was ever held back. */
   report(): DeferralReport | undefined {
     if (!this.#searchAdded) return undefined
@@ -108,6 +120,8 @@ export class DeferredTools implements ToolCatalog {
   }
 
   search(query: string, limit: number, callId?: string): SearchOutcome {
+    // Tools that arrived since this step's plan can be found too.
+    if (this.#executor) this.#sync(this.#executor)
     const words = queryWords(query)
     const ranked = this.#all
       .filter((e) => !CORE_TOOLS.has(e.schema.function.name))
