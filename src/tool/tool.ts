@@ -135,7 +135,25 @@ export abstract class Tool {
     this.#check ??= TypeCompiler.Compile(this.inputSchema())
     if (this.#check.Check(params)) return { ok: true, params }
     const problems = [...this.#check.Errors(params)].slice(0, 5).map((e) => `${e.path || "/"}: ${e.message}`)
-    return { ok: false, error: `Invalid arguments for ${this.name}: ${problems.join("; ")}` }
+    return {
+      ok: false,
+      error: `Invalid arguments for ${this.name}: ${problems.join("; ")}. ${this.#signature()}`,
+    }
+  }
+
+  /**
+   * The parameters in one line, for an invalid-arguments error: a model that found the tool through
+   * `search_tools`, or lost its definition to compaction, can correct its call from the error alone.
+   */
+  #signature(): string {
+    const entries = Object.entries(this.parameters)
+    if (entries.length === 0) return "It takes no parameters."
+    const shown = entries.slice(0, 12).map(([name, p]) => {
+      const choices = p.enum ? `, one of ${p.enum.slice(0, 8).join("|")}` : ""
+      return `${name} (${p.type}, ${p.required ? "required" : "optional"}${choices})`
+    })
+    const more = entries.length > shown.length ? `, and ${entries.length - shown.length} more` : ""
+    return `Parameters: ${shown.join(", ")}${more}.`
   }
 
   /** Seconds this tool may run, within the configured limits. */
