@@ -121,7 +121,8 @@ const proc = Bun.spawn(
 // A moment while two calls run (the spinners), then the end: the follow-up prompt after the answer.
 let running = ""
 for (let i = 0; i < 300 && !/Debug services[\s\S]*> $/.test(output); i++) {
-  if (!running && /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\S* read_pod_logs\([^\n]*\S* 0\.[4-6]s\S*\n$/.test(output)) running = await screenOf(output, cols, 60)
+  if (!running && /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\S* read_pod_logs\([^\n]*\S* 0\.[4-6]s\S*\n$/.test(output))
+    running = await screenOf(output, cols, 60)
   await Bun.sleep(50)
 }
 proc.terminal?.write("exit\r")
@@ -131,4 +132,6 @@ await fake.stop()
 rmSync(dir, { recursive: true, force: true })
 const screen = await screenOf(output, cols, 60)
 const command = `$ dupin ask "why is checkout down in shop?" --toolset-file kube.yaml`
-process.stdout.write(`While it works:\n\n${command}\n${running}\n\nWhen it has answered:\n\n${command}\n${screen}\n`)
+process.stdout.write(
+  `While it works:\n\n${command}\n${running}\n\nWhen it has answered:\n\n${command}\n${screen}\n`,
+)
