@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { ToolResultStatus } from "../../../src/tool/result.ts"
+import { textWritePaths } from "../../../src/toolset/bash/rules/writers.ts"
 import { CANARY, fill, KUBECONFIG_CANARY, Sandbox, SSH_KEY_CANARY } from "./harness.ts"
 
 const sandbox = new Sandbox()
@@ -215,7 +216,8 @@ describe("writes named in program texts and by position", () => {
   }
 
   test("/etc under another name (a bind mount) is /etc, where the host lets the test mount", async () => {
-    const mount = join(sandbox.dir, `etc-${Math.random().toString(36).slice(2)}`)
+    // A `w` in the name: sed's file name runs to the end of the line, not to the next `w`.
+    const mount = join(sandbox.dir, `etc-w0w-${Math.random().toString(36).slice(2)}`)
     Bun.spawnSync(["mkdir", mount])
     const bound = Bun.spawnSync(["mount", "--bind", "/etc", mount], { stderr: "ignore" }).exitCode === 0
     try {
@@ -227,6 +229,16 @@ describe("writes named in program texts and by position", () => {
     } finally {
       if (bound) Bun.spawnSync(["umount", mount])
     }
+  })
+
+  test("a write target is checked whole, not only in pieces split at a w or a space", () => {
+    const name = "/srv/etc-0wk3/a b/dupin-probe"
+    expect(textWritePaths("sed", ["-n", `w ${name}`, "/etc/hostname"])).toContain(name)
+    expect(textWritePaths("sed", [`s/x/y/w${name}`, "f"])).toContain(name)
+    expect(textWritePaths("awk", [`{ print > "${name}" }`, "f"])).toContain(name)
+    // Past the cap of write-like spots the text counts as writing under /etc.
+    const many = Array.from({ length: 40 }, (_, i) => `${i}w /tmp/o${i}`).join("\n")
+    expect(textWritePaths("sed", ["-n", many, "f"]).some((p) => p.startsWith("/etc/"))).toBe(true)
   })
 
   test("a file with a second name that could be in /etc is not overwritten approved", async () => {

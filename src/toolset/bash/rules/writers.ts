@@ -107,7 +107,37 @@ export function textWritePaths(name: string, args: readonly string[]): string[] 
   if (!construct) return []
   return programTexts(name, args)
     .filter((text) => construct.test(text))
-    .flatMap((text) => text.split(/[\s;'"{}()<>|,]+|(?<![A-Za-z])[wW]/))
+    .flatMap((text) => [
+      ...text.split(/[\s;'"{}()<>|,]+|(?<![A-Za-z])[wW]/),
+      ...wholeNames(text, SED.has(name) ? SED_NAME : AWK_NAME),
+    ])
+}
+
+/** A sed `w`/`W` file name runs to the end of its line; an awk one is a quoted string. */
+const SED_NAME = /(?<![A-Za-z])[wW][ \t]*([^\n]+)/g
+const AWK_NAME = /"((?:[^"\\\n]|\\.)*)"/g
+/** Whole names checked per program text; a text with more write-like spots than this is refused. */
+const MAX_WHOLE_NAMES = 32
+
+/**
+ * The fragments above split a name wherever a `w` or a space could end one, so a name that holds
+ * either (`/srv/etc-0wk/x` bind-mounted from /etc, `"/tmp/a b/x"`) was only seen in pieces, none
+ * of which resolves to /etc. The whole candidates are checked too (overlapping matches included:
+ * each `w` may be where the command is); past the cap the text counts as writing under /etc.
+ */
+function wholeNames(text: string, pattern: RegExp): string[] {
+  const names = new Set<string>()
+  let spots = 0
+  for (let from = 0; from < text.length; ) {
+    pattern.lastIndex = from
+    const match = pattern.exec(text)
+    if (!match) break
+    if (++spots > MAX_WHOLE_NAMES) return ["/etc/(too many write-like spots to check)"]
+    const name = match[1] ?? ""
+    names.add(name).add(name.trimEnd())
+    from = match.index + 1
+  }
+  return [...names]
 }
 
 const SED = new Set(["sed", "gsed"])
