@@ -162,6 +162,22 @@ describe("logs in ask", () => {
   )
 
   test(
+    "on a terminal without cursor moves (TERM=dumb) a warning is a readable line too",
+    async () => {
+      fake.script({ content: "Fine." })
+      session = new PtySession(
+        ["ask", "status?", "--no-interactive"],
+        { ...cliEnv(fake, unknownModel), TERM: "dumb" },
+        tmpdir(),
+      )
+      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      expect(session.output).toMatch(/warning: Model not in the built-in catalog; using defaults\./)
+      expect(session.output).not.toContain('"level"')
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
     "with stderr redirected, or SVC_LOG_LEVEL set, logs stay JSON lines",
     async () => {
       fake.script({ status: 503 }, { content: "Fine." })

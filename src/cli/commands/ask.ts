@@ -53,10 +53,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   const answer = new AnswerView({ facts, style: style(facts.render), write: writeStdoutRaw })
   const progress = new Progress({ write: writeStderrRaw, facts, answer })
   // A person reads stderr: warnings (retries, an unknown model) are one dim line above the
-  // progress, not JSON. SVC_LOG_LEVEL or a redirected stderr keeps the JSON logs.
-  if (facts.live && !env.SVC_LOG_LEVEL?.trim()) {
+  // progress, not JSON. SVC_LOG_LEVEL or a redirected stderr keeps the JSON logs. A terminal
+  // without cursor moves (TERM=dumb) still gets readable lines, written as they come.
+  if (process.stderr.isTTY === true && !env.SVC_LOG_LEVEL?.trim()) {
     setReadableLogs(true)
-    setLogSink((line) => progress.note(line))
+    if (facts.live) setLogSink((line) => progress.note(line))
   }
   const config = loadCliConfig({
     configPath: options.configPath,
