@@ -46,7 +46,7 @@ export function assembleToolsets(
   const config = expandToolsetConfig(sources.config, sources.context.env, configFileName, problems)
   const files = sources.customFiles.flatMap((path) => {
     const parsed = problems.attempt(() => {
-      const text = readToolsetFile(path)
+      const text = readToolsetFile(path, sources.configFileName)
       return { path, text, definitions: parseToolsetFile(text, path) }
     })
     return parsed ? [parsed] : []
@@ -153,11 +153,13 @@ function mcpSources(
   return sources
 }
 
-function readToolsetFile(path: string): string {
+/** A toolset file named by `custom_toolsets` (or `--toolset-file`); its error names the config file. */
+function readToolsetFile(path: string, configFile: string | undefined): string {
   try {
     return readFileSync(path, "utf8")
   } catch (error) {
-    throw new ConfigError(`custom_toolsets: cannot read ${path}: ${errorMessage(error)}`, path)
+    const at = configFile ? `${configFile}: ` : ""
+    throw new ConfigError(`${at}custom_toolsets: cannot read ${path}: ${errorMessage(error)}`, path)
   }
 }
 

@@ -35,6 +35,18 @@ describe("usage and config errors exit 2 with one line naming what to fix", () =
   )
 
   test(
+    "a custom toolset file that cannot be read names the config file that lists it",
+    async () => {
+      const config = tempFile("dupin.yaml", "custom_toolsets: [/nonexistent/team.yaml]\n")
+      const result = await runCli(["toolsets", "--config", config])
+      expectOneLine(result, /dupin\.yaml: custom_toolsets: cannot read \/nonexistent\/team\.yaml/)
+      expect(result.stderr).toContain(config)
+      expect(result.code).toBe(2)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
     "ask without a model says how to choose one",
     async () => {
       const result = await runCli(["ask", "why?"])
