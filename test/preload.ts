@@ -16,7 +16,9 @@ for (const name of Object.keys(process.env)) {
 const root = mkdtempSync(join(tmpdir(), "dupin-test-run-"))
 process.env.TMPDIR = root
 // bun test does not emit process "exit"; a top-level afterAll in the preload runs once at the end.
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+// The run dir can hold installed projects and a hard-linked copy of Bun's cache (test/package):
+// removing them takes seconds on a busy machine, past the default 5 s hook timeout.
+afterAll(() => rmSync(root, { recursive: true, force: true }), 120_000)
 process.env.HOME = mkdtempSync(join(root, "dupin-test-home-"))
 // Warnings the tests provoke on purpose (retries, unknown models) would bury real failures.
 setLogLevel("ERROR")
