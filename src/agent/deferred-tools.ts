@@ -2,6 +2,7 @@ import { READ_TOOL_OUTPUT } from "../context/read-tool-output.ts"
 import { RequestError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolCall, ToolSchema } from "../llm/types.ts"
+import { CORE_TOOL_NAMES } from "../tool/core-names.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
 import type { Tool } from "../tool/tool.ts"
 import {
@@ -18,7 +19,7 @@ import {
 } from "./tool-search.ts"
 
 /** Tools never deferred: planning, paging and the search tool itself. */
-const CORE_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", READ_TOOL_OUTPUT, SEARCH_TOOLS])
+const CORE_TOOLS = CORE_TOOL_NAMES
 
 /** What deferral did in a run, for the metadata: tools held back now, tools loaded by search. */
 export type DeferralReport = { deferred: number; loaded_by_search: string[] }

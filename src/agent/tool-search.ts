@@ -1,11 +1,12 @@
 import type { ToolSchema } from "../llm/types.ts"
+/** The tool search tool's name (no spec or contract names one; `search_tools` reads as what it does). */
+import { SEARCH_TOOLS } from "../tool/core-names.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool, type ToolContext } from "../tool/tool.ts"
 import { Toolset } from "../tool/toolset.ts"
 
-/** The tool search tool's name (no spec or contract names one; `search_tools` reads as what it does). */
-export const SEARCH_TOOLS = "search_tools"
+export { SEARCH_TOOLS }
 
 export const DEFAULT_SEARCH_RESULTS = 3
 export const MAX_SEARCH_RESULTS = 10

@@ -1,4 +1,4 @@
-import type { OptionSpecs, ParsedArgs } from "./args.ts"
+import type { OptionSpecs, ParsedArgs } from "../commands/args.ts"
 
 /** A command's implementation: resolves to the process exit code. */
 export type CommandRun = (args: ParsedArgs) => Promise<number>

@@ -2,11 +2,12 @@
  * The `dupin` command line (the executable entry is `src/main.ts`). This file stays small and imports nothing heavy: each command's module is
  * loaded only when that command runs, so `dupin version` never evaluates the server or the engine.
  */
+
+import { parseArgs, UsageError } from "../commands/args.ts"
+import { describeFailure } from "../commands/exit.ts"
+import { writeStderr, writeStdout } from "../commands/output.ts"
 import { log } from "../log.ts"
-import { parseArgs, UsageError } from "./args.ts"
 import { type CommandEntry, mainHelp } from "./commands.ts"
-import { describeFailure } from "./exit.ts"
-import { writeStderr, writeStdout } from "./output.ts"
 
 /** Runs one command line; resolves to the exit code. Failures are thrown to the caller. */
 export async function main(argv: readonly string[], commands: Record<string, CommandEntry>): Promise<number> {

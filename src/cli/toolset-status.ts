@@ -1,8 +1,7 @@
+import { table } from "../commands/output.ts"
 import type { ContainmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import type { Toolset } from "../tool/toolset.ts"
-import { McpToolset } from "../toolset/mcp/index.ts"
-import { table } from "./output.ts"
 
 /** One toolset as `dupin toolsets --json` and `/tools` show it. */
 export type ToolsetStatusRow = {
@@ -27,7 +26,7 @@ export function toolsetStatusRows(toolsets: readonly Toolset[]): ToolsetStatusRo
     checked_at: t.checkedAt?.toISOString() ?? null,
     docs_url: t.docsUrl ?? null,
     tools: t.tools.map((tool) => tool.name),
-    ...(t instanceof McpToolset ? t.statusFields : {}),
+    ...t.statusFields,
   }))
 }
 

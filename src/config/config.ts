@@ -5,8 +5,8 @@
 import { resolve } from "node:path"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
+import type { CreateChatModelOptions as ChatModelInit } from "../llm/model-factory.ts"
 import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
-import type { ChatModel } from "../llm/types.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
@@ -24,7 +24,6 @@ import {
   serverSettings,
   toolLimits,
 } from "./settings.ts"
-import { withToolsetProblems } from "./toolset-problems.ts"
 
 /** Library options (CONTRACT §7), camelCase over the config file's snake_case keys. */
 export type ConfigInit = {
@@ -61,7 +60,11 @@ export type ConfigInit = {
 }
 
 /** A Config subclass's constructor, so `loadFromFile` on a subclass returns that subclass. */
-type ConfigClass<C extends Config> = new (init?: ConfigInit) => C
+type ConfigClass<C extends Config> = (new (
+  init?: ConfigInit,
+) => C) & {
+  explainFileError(error: ConfigError, path: string, env: Env): ConfigError
+}
 
 /**
  * Everything dupin needs, validated once and then read-only. Construct it directly (library), from
@@ -97,7 +100,6 @@ export class Config {
   /** The environment keys and settings are read from (tool processes get a filtered copy). */
   readonly env: Env
   readonly #init: ConfigInit
-  readonly #models = new Map<string, ChatModel>()
 
   constructor(init: ConfigInit = {}) {
     const env = init.env ?? processEnv()
@@ -135,12 +137,22 @@ export class Config {
 
   /** Loads a YAML config file; `overrides` win over the file's values. */
   static loadFromFile<C extends Config>(this: ConfigClass<C>, path: string, overrides: ConfigInit = {}): C {
-    return new this(initFromFile(path, overrides))
+    return new this(initFromFile(path, overrides, this.explainFileError))
   }
 
   /** `SVC_CONFIG_PATH` when set, else the model from `MODEL` and keys from the environment. */
   static loadFromEnv<C extends Config>(this: ConfigClass<C>, env: Env = processEnv()): C {
-    return new this(env.SVC_CONFIG_PATH ? initFromFile(env.SVC_CONFIG_PATH, { env }) : { env })
+    return new this(
+      env.SVC_CONFIG_PATH ? initFromFile(env.SVC_CONFIG_PATH, { env }, this.explainFileError) : { env },
+    )
+  }
+
+  /**
+   * What a config file that fails its schema is reported as. Settings alone can only name the
+   * file's own problems; the runtime's Config adds its toolsets' (runtime/toolset-problems.ts).
+   */
+  static explainFileError(error: ConfigError, _path: string, _env: Env): ConfigError {
+    return error
   }
 
   /** Names callers may pass as `model`: the modelList keys, or the single configured model. */
@@ -150,10 +162,11 @@ export class Config {
   }
 
   /**
-   * The chat model for a request. With a modelList only its keys are accepted (spec rule 2),
-   * so passing the underlying provider id is refused with the list of valid names.
+   * What the chat model for a request is built from (the runtime builds it: runtime/models.ts).
+   * With a modelList only its keys are accepted (spec rule 2), so passing the underlying provider
+   * id is refused with the list of valid names.
    */
-  createModel(name?: string): ChatModel {
+  modelInit(name?: string): ChatModelInit {
     const key = name ?? this.model ?? (this.modelList ? Object.keys(this.modelList)[0] : undefined)
     if (!key) {
       throw new ConfigError(
@@ -161,18 +174,14 @@ export class Config {
         "model",
       )
     }
-    const cached = this.#models.get(key)
-    if (cached) return cached
     if (name !== undefined && !this.modelNames().includes(name)) {
       throw new RequestError(
         `Unknown model "${name.length > 80 ? `${name.slice(0, 80)}…` : name}". Available models: ${this.modelNames().join(", ")}.`,
       )
     }
     const entry = this.modelList?.[key]
-    const endpoint = this.#endpointInput(key)
-    const { createChatModel } = loadModelFactory()
-    const model = createChatModel({
-      ...endpoint,
+    return {
+      ...this.#endpointInput(key),
       name: key,
       ...(entry
         ? {
@@ -188,9 +197,7 @@ export class Config {
         : {}),
       env: this.env,
       secrets: this.#processSecrets(),
-    })
-    this.#models.set(key, model)
-    return model
+    }
   }
 
   /**
@@ -233,13 +240,17 @@ export class Config {
 }
 
 /** A YAML config file as constructor options; `overrides` win over the file's values. */
-function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
+function initFromFile(
+  path: string,
+  overrides: ConfigInit,
+  explain: (error: ConfigError, path: string, env: Env) => ConfigError,
+): ConfigInit {
   const env = overrides.env ?? processEnv()
   let file: ReturnType<typeof readConfigFile>
   try {
     file = readConfigFile(path)
   } catch (error) {
-    throw error instanceof ConfigError ? withToolsetProblems(error, path, env) : error
+    throw error instanceof ConfigError ? explain(error, path, env) : error
   }
   const init: ConfigInit = {
     ...(file.model ? { model: file.model } : {}),
@@ -261,13 +272,4 @@ function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
     configFile: resolve(path),
   }
   return { ...init, ...overrides, env }
-}
-
-/**
- * The model factory pulls in the openai SDK (~6 ms to evaluate), which `serve` needs only at the
- * first chat: loaded on first use so the port is bound sooner. Bun's `require` of an ES module is
- * synchronous, and the bundler keeps such a module unevaluated until the call.
- */
-function loadModelFactory(): typeof import("../llm/factory.ts") {
-  return require("../llm/factory.ts")
 }

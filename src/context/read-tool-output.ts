@@ -1,4 +1,5 @@
 import type { TokenCounter } from "../llm/tokens.ts"
+import { READ_TOOL_OUTPUT } from "../tool/core-names.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool, type ToolContext } from "../tool/tool.ts"
@@ -8,7 +9,7 @@ import type { OutputStore } from "./output-store.ts"
 import { MATCH_MAX_CHARS } from "./search-pattern.ts"
 import { runSearch } from "./search-runner.ts"
 
-export const READ_TOOL_OUTPUT = "read_tool_output"
+export { READ_TOOL_OUTPUT }
 
 const DEFAULT_LINES = 200
 const MAX_LINES = 2_000

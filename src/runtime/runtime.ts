@@ -1,58 +1,98 @@
 /**
- * The composition root: what a Config becomes when dupin runs. Config holds settings only; this
- * module builds from them the runbook catalog, the toolsets (through the toolset registry), the
- * tool executor and the console engine. Each is built once per Config and shared, as a server
- * shares one executor across requests.
+ * The composition root: what a Config becomes when dupin runs. Config holds settings only; a
+ * Runtime is built from it once per entry point (`serve`, `ask`, a library user, an eval run) and
+ * handed to each face, which takes nothing else. It owns what lives as long as the process: the
+ * toolsets (MCP connections included), the tool executor, the runbook catalog, the chat models and
+ * one engine per model.
  */
 import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
+import { createChatModel } from "../llm/model-factory.ts"
+import type { ChatModel } from "../llm/types.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
 import { ToolExecutor } from "../tool/executor.ts"
 import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
 
-const catalogs = new WeakMap<Config, RunbookCatalog | null>()
-const executors = new WeakMap<Config, ToolExecutor>()
-
-/** The loaded runbook catalog, or undefined when no runbook folder is configured. */
-export function runbookCatalogFor(config: Config): RunbookCatalog | undefined {
-  let catalog = catalogs.get(config)
-  if (catalog === undefined) {
-    catalog = config.runbooks.length > 0 ? RunbookCatalog.load([...config.runbooks]) : null
-    catalogs.set(config, catalog)
-  }
-  return catalog ?? undefined
+export type Runtime = {
+  readonly config: Config
+  /** The tool executor over built-in, configured, custom, additional and MCP toolsets. */
+  readonly executor: ToolExecutor
+  /** The loaded runbook catalog, or undefined when no runbook folder is configured. */
+  readonly runbooks: RunbookCatalog | undefined
+  /** The chat model `name` (a modelList key), the default one without a name; built once each. */
+  model(name?: string): ChatModel
+  /** The engine door over `model(name)` and the executor; built once per model. */
+  engine(name?: string): ToolCallingLLM
+  /** Stops what the toolsets hold open (MCP servers); the runtime is not used afterwards. */
+  close(): Promise<void>
 }
 
-/** The tool executor over built-in, configured, custom and additional toolsets. */
-export function toolExecutorFor(config: Config): ToolExecutor {
-  let executor = executors.get(config)
-  if (!executor) {
-    const toolsets = assembleToolsets({
-      config: config.toolsets,
-      configFileName: config.configFile,
-      customFiles: config.customToolsets,
-      additional: config.additionalToolsets,
-      mcpServers: config.mcpServers,
-      flags: config.enableBash ? { bash: { enabled: true } } : {},
-      context: {
-        env: config.env,
-        runbooks: runbookCatalogFor(config),
-        protectedPaths: config.security.hiddenPaths,
-      },
-    })
-    executor = new ToolExecutor(toolsets, { limits: config.toolLimits, env: buildToolEnv(config.env) })
-    executors.set(config, executor)
+/**
+ * The runbooks and the toolsets are read on first use, so an entry point reports a bad model or key
+ * before a broken toolset file, and a library user who only asks for a model loads no toolset.
+ */
+export function createRuntime(config: Config): Runtime {
+  let runbooks: RunbookCatalog | null | undefined
+  let executor: ToolExecutor | undefined
+  const catalog = (): RunbookCatalog | undefined => {
+    runbooks ??= config.runbooks.length > 0 ? RunbookCatalog.load([...config.runbooks]) : null
+    return runbooks ?? undefined
   }
-  return executor
-}
+  const tools = (): ToolExecutor => {
+    executor ??= new ToolExecutor(
+      assembleToolsets({
+        config: config.toolsets,
+        configFileName: config.configFile,
+        customFiles: config.customToolsets,
+        additional: config.additionalToolsets,
+        mcpServers: config.mcpServers,
+        flags: config.enableBash ? { bash: { enabled: true } } : {},
+        context: { env: config.env, runbooks: catalog(), protectedPaths: config.security.hiddenPaths },
+      }),
+      { limits: config.toolLimits, env: buildToolEnv(config.env) },
+    )
+    return executor
+  }
+  const models = new Map<string, ChatModel>()
+  const engines = new Map<string, ToolCallingLLM>()
 
-/** The spec's `create_console_toolcalling_llm()`: the engine over the configured model and tools. */
-export function createConsoleToolCallingLLM(config: Config, modelName?: string): ToolCallingLLM {
-  return new ToolCallingLLM({
-    model: config.createModel(modelName),
-    toolExecutor: toolExecutorFor(config),
-    maxSteps: config.maxSteps,
-    context: config.context,
-  })
+  const model = (name?: string): ChatModel => {
+    const init = config.modelInit(name)
+    const key = init.name ?? init.id
+    let built = models.get(key)
+    if (!built) {
+      built = createChatModel(init)
+      models.set(key, built)
+    }
+    return built
+  }
+
+  return {
+    config,
+    get executor() {
+      return tools()
+    },
+    get runbooks() {
+      return catalog()
+    },
+    model,
+    engine(name) {
+      const chosen = model(name)
+      let engine = engines.get(chosen.name)
+      if (!engine) {
+        engine = new ToolCallingLLM({
+          model: chosen,
+          toolExecutor: tools(),
+          maxSteps: config.maxSteps,
+          context: config.context,
+        })
+        engines.set(chosen.name, engine)
+      }
+      return engine
+    },
+    async close() {
+      if (executor) await Promise.all(executor.toolsets.map((t) => t.close()))
+    },
+  }
 }

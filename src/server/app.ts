@@ -2,6 +2,7 @@ import { Elysia } from "elysia"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
+import { createRuntime, type Runtime } from "../runtime/runtime.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
@@ -20,6 +21,8 @@ export type AppOptions = {
   pingIntervalMs?: number
   /** Clock for approval signatures (tests of expiry). */
   now?: () => number
+  /** The runtime the routes run on; built from the config when not given (tests, library). */
+  runtime?: Runtime
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -43,6 +46,7 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
  * `startServer` for the CLI's checks and graceful shutdown.
  */
 export function createApp(config: Config, options: AppOptions = {}) {
+  const runtime = options.runtime ?? createRuntime(config)
   const runs = options.runs ?? new ActiveRuns()
   const metrics = options.metrics ?? new ServerMetrics()
   const signer = new ApprovalSigner({
@@ -54,14 +58,14 @@ export function createApp(config: Config, options: AppOptions = {}) {
   // caller's synchronous setup is done, so `startServer` binds the port first.
   let readiness: Readiness | undefined
   const ready = () => {
-    readiness ??= new Readiness(config)
+    readiness ??= new Readiness(runtime)
     return readiness
   }
   queueMicrotask(ready)
   const requests = new WeakMap<Request, RequestInfo>()
 
   const chatDeps = {
-    config,
+    runtime,
     signer,
     metrics,
     runs,
@@ -136,7 +140,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
       .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
       .get("/api/model", () => ({ model_name: config.modelNames() }))
-      .get("/api/info", () => info(config, ready()))
+      .get("/api/info", () => info(runtime, ready()))
       .get(
         "/metrics",
         () =>

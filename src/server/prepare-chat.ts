@@ -9,11 +9,11 @@ import {
   resolveSections,
 } from "../agent/prompt/sections.ts"
 import { findPendingTurn } from "../agent/resume.ts"
-import { type RunOptions, ToolCallingLLM } from "../agent/tool-calling-llm.ts"
+import type { RunOptions, ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
-import { runbookCatalogFor, toolExecutorFor } from "../runtime/runtime.ts"
+import type { Runtime } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
@@ -40,7 +40,7 @@ export type ChatPlan = {
  */
 export async function prepareChat(
   body: ChatRequestBody,
-  config: Config,
+  runtime: Runtime,
   signer: ApprovalSigner,
 ): Promise<ChatPlan> {
   const decisions = body.tool_decisions?.length ? body.tool_decisions : undefined
@@ -55,12 +55,14 @@ export async function prepareChat(
     )
   }
 
-  const model = config.createModel(body.model ?? undefined)
+  const { config } = runtime
+  const llm = runtime.engine(body.model ?? undefined)
+  const { model } = llm
   const sections = resolveSections(config.enabledPrompts, behaviorControls(body.behavior_controls))
   const structured = body.response_format ? structuredOutput(body.response_format) : undefined
   const images = imageParts(body, model, config)
-  const executor = toolExecutorFor(config)
-  const runbooks = runbookCatalogFor(config)
+  const executor = runtime.executor
+  const { runbooks } = runtime
   const userMessage = () =>
     buildUserMessage({ initialUserPrompt: ask, runbooks, images, toolExecutor: executor }, sections)
 
@@ -111,12 +113,7 @@ export async function prepareChat(
   return {
     stream: body.stream ?? false,
     streamText: body.stream_text ?? false,
-    llm: new ToolCallingLLM({
-      model,
-      toolExecutor: executor,
-      maxSteps: config.maxSteps,
-      context: config.context,
-    }),
+    llm,
     messages,
     run: {
       approval,

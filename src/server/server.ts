@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
-import { toolExecutorFor } from "../runtime/runtime.ts"
+import { createRuntime } from "../runtime/runtime.ts"
 import { type App, createApp } from "./app.ts"
 import { type HeaderGuard, listenWithHeaderGuard } from "./header-guard.ts"
 import { ActiveRuns } from "./runs.ts"
@@ -61,9 +61,11 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     )
   }
   // Built now so a broken toolset file stops the start instead of failing every request.
-  toolExecutorFor(config)
+  const runtime = createRuntime(config)
+  runtime.executor
   const runs = new ActiveRuns()
   const app = createApp(config, {
+    runtime,
     runs,
     metrics: new ServerMetrics(),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),

@@ -74,6 +74,17 @@ export class Toolset {
   }
 
   /**
+   * What status listings (`dupin toolsets`, `/api/info`, `/tools`) show besides the common fields;
+   * a toolset kind with more to say (an MCP server's transport) overrides it. Never secrets.
+   */
+  get statusFields(): Record<string, string | null> {
+    return {}
+  }
+
+  /** Releases what the toolset holds open (an MCP server's process or session). */
+  async close(): Promise<void> {}
+
+  /**
    * Replaces the tools after the toolset was built (an MCP server's tool list arrives on connect
    * and changes on `notifications/tools/list_changed`); executors see the new list.
    */

@@ -1,12 +1,13 @@
 import { Type } from "@sinclair/typebox"
+/** HolmesGPT's name for the toolset that holds TodoWrite, kept for config compatibility. */
+import { PLANNING_TOOLSET, TODO_WRITE } from "../tool/core-names.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { Tool } from "../tool/tool.ts"
 import { Toolset, ToolsetTag } from "../tool/toolset.ts"
 import type { ToolsetFactory } from "./kind.ts"
 
-/** HolmesGPT's name for the toolset that holds TodoWrite, kept for config compatibility. */
-export const PLANNING_TOOLSET = "core_investigation"
+export { PLANNING_TOOLSET }
 
 type Todo = { id: string; content: string; status: "pending" | "in_progress" | "completed" }
 
@@ -20,7 +21,7 @@ const MARK: Record<Todo["status"], string> = { pending: "[ ]", in_progress: "[~]
 class TodoWriteTool extends Tool {
   constructor() {
     super({
-      name: "TodoWrite",
+      name: TODO_WRITE,
       description:
         "Write or update the investigation plan. Send the whole list each time, with each item's status.",
       parameters: {

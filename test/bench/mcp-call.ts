@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { setLogLevel } from "../../src/log.ts"
 import { applyContainment } from "../../src/runtime/containment.ts"
-import { toolExecutorFor } from "../../src/runtime/runtime.ts"
+import { createRuntime } from "../../src/runtime/runtime.ts"
 import type { ToolExecutor } from "../../src/tool/executor.ts"
 import { stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { EVERYTHING, FAULT_SERVER, startEverythingHttp } from "../mcp/support.ts"
@@ -37,7 +37,7 @@ const config = new Config({
   },
 })
 const containment = applyContainment(config.security)
-const executor = toolExecutorFor(config)
+const executor = createRuntime(config).executor
 await executor.ensureReady()
 
 async function measure(exec: ToolExecutor, name: string, args: Record<string, unknown>): Promise<number[]> {

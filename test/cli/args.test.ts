@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { parseArgs, UsageError } from "../../src/cli/args.ts"
 import { commandTable } from "../../src/cli/commands.ts"
+import { parseArgs, UsageError } from "../../src/commands/args.ts"
 
 // The table as the executable builds it; serve's implementation is never loaded here.
 const COMMANDS = commandTable(async () => async () => 0)

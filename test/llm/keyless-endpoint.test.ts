@@ -5,7 +5,7 @@
  * and Azure still need a key, named in the error.
  */
 import { afterEach, describe, expect, test } from "bun:test"
-import { Config } from "../../src/config/config.ts"
+import { Config } from "../../src/core/config.ts"
 import { ConfigError } from "../../src/errors.ts"
 import { resolveEndpoint } from "../../src/llm/providers.ts"
 import { type RunningServer, startServer } from "../../src/server/server.ts"

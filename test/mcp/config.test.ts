@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
-import { toolExecutorFor } from "../../src/runtime/runtime.ts"
+import { createRuntime } from "../../src/runtime/runtime.ts"
 import { parseMcpServer, stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { FAULT_SERVER, mcpConfig, readyExecutor, tempDir } from "./support.ts"
 
@@ -147,9 +147,9 @@ test("a server named twice, or like a built-in toolset, is refused naming both",
     mcpServers: { twin: { config: { command: "srv" } } },
     customToolsets: [file],
   })
-  expect(() => toolExecutorFor(config)).toThrow(`${file}: mcp_servers.twin: already defined in config`)
+  expect(() => createRuntime(config).executor).toThrow(`${file}: mcp_servers.twin: already defined in config`)
   const clash = new Config({ env: {}, mcpServers: { "linux/host": { config: { command: "srv" } } } })
-  expect(() => toolExecutorFor(clash)).toThrow(
+  expect(() => createRuntime(clash).executor).toThrow(
     "mcp_servers.linux/host: a toolset named linux/host already exists",
   )
 })

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
-import { createConsoleToolCallingLLM } from "../../src/runtime/runtime.ts"
+import { createRuntime } from "../../src/runtime/runtime.ts"
 import { type McpToolset, stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { cliEnv, runCli } from "../cli/support.ts"
 import { startHarness } from "../server/harness.ts"
@@ -59,7 +59,9 @@ test("library: server-everything over stdio, get-sum called by the model through
     { toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 2, b: 3 } }] },
     { content: "It is 5." },
   )
-  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "What is 2+3?" }])
+  const result = await createRuntime(config)
+    .engine()
+    .call([{ role: "user", content: "What is 2+3?" }])
   expect(result.result).toBe("It is 5.")
   expect(result.toolCalls?.[0]?.result.status as string).toBe("success")
   expect(String(result.toolCalls?.[0]?.result.data)).toContain("5")
@@ -93,7 +95,9 @@ test("library: server-filesystem over stdio reads a file in its allowed director
     { toolCalls: [{ id: "c1", name: "read_text_file", arguments: { path: join(dir, "app.log") } }] },
     { content: "The disk is full." },
   )
-  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "Why?" }])
+  const result = await createRuntime(config)
+    .engine()
+    .call([{ role: "user", content: "Why?" }])
   expect(result.result).toBe("The disk is full.")
   expect(toolMessage()).toContain("ERROR disk full on /var")
 })
@@ -321,12 +325,14 @@ test("library: requires_approval: true asks the approval callback; a refusal doe
     { toolCalls: [{ id: "c1", name: "get-sum", arguments: { a: 1, b: 2 } }] },
     { content: "Refused." },
   )
-  const result = await createConsoleToolCallingLLM(config).call([{ role: "user", content: "sum" }], {
-    approvalCallback: (pending) => {
-      asked.push(pending.tool_name)
-      return { approved: false, feedback: "not now" }
-    },
-  })
+  const result = await createRuntime(config)
+    .engine()
+    .call([{ role: "user", content: "sum" }], {
+      approvalCallback: (pending) => {
+        asked.push(pending.tool_name)
+        return { approved: false, feedback: "not now" }
+      },
+    })
   expect(asked).toEqual(["get-sum"])
   expect(result.result).toBe("Refused.")
   expect(toolMessage()).not.toContain("The sum of")

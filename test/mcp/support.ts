@@ -8,7 +8,7 @@ import { join, resolve } from "node:path"
 import type { Subprocess } from "bun"
 import { Config, type ConfigInit } from "../../src/config/config.ts"
 import type { ToolCall } from "../../src/llm/types.ts"
-import { toolExecutorFor } from "../../src/runtime/runtime.ts"
+import { createRuntime } from "../../src/runtime/runtime.ts"
 import type { ToolExecutor } from "../../src/tool/executor.ts"
 import { waitFor } from "../support/wait.ts"
 
@@ -48,7 +48,7 @@ export function mcpConfig(mcpServers: Record<string, unknown>, init: ConfigInit 
 }
 
 export async function readyExecutor(config: Config): Promise<ToolExecutor> {
-  const executor = toolExecutorFor(config)
+  const executor = createRuntime(config).executor
   await executor.ensureReady()
   return executor
 }

@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { parse } from "unbash"
-import { parseArgs } from "../../src/cli/args.ts"
 import { commandTable } from "../../src/cli/commands.ts"
+import { parseArgs } from "../../src/commands/args.ts"
 
 export const REPO = join(import.meta.dir, "../..")
 export const MAIN = join(REPO, "src/main.ts")

@@ -1,6 +1,6 @@
 import type { ContentPart } from "../../llm/types.ts"
+import { PLANNING_TOOLSET } from "../../tool/core-names.ts"
 import type { Toolset } from "../../tool/toolset.ts"
-import { PLANNING_TOOLSET } from "../../toolset/todo.ts"
 import type { PromptSection } from "./sections.ts"
 import * as text from "./text.ts"
 

@@ -4,7 +4,7 @@
  * answer printed again rendered as markdown (unless colour is off, when the raw text already is
  * the answer). Text the model wrote before asking for tools is cleared too: progress shows it.
  */
-import { terminalSafe } from "../output.ts"
+import { terminalSafe } from "../../commands/output.ts"
 import { renderMarkdown } from "../render/markdown.ts"
 import { type Style, visible } from "../render/style.ts"
 import type { TerminalFacts } from "../render/terminal.ts"

@@ -1,5 +1,12 @@
 import { accessSync, constants } from "node:fs"
-import { flag, intOption, listOption, type ParsedArgs, stringOption, UsageError } from "../args.ts"
+import {
+  flag,
+  intOption,
+  listOption,
+  type ParsedArgs,
+  stringOption,
+  UsageError,
+} from "../../commands/args.ts"
 
 export type AskOptions = {
   question: string | undefined

@@ -1,5 +1,5 @@
+import { terminalSafe } from "../../commands/output.ts"
 import type { Env } from "../../config/env.ts"
-import { terminalSafe } from "../output.ts"
 
 /** less: quit when it fits on one screen, leave the text on screen afterwards. */
 const DEFAULT_PAGER = "less -FX"

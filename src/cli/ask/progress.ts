@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../../agent/events.ts"
+import { terminalSafe } from "../../commands/output.ts"
 import type { ToolCall } from "../../llm/types.ts"
-import { terminalSafe } from "../output.ts"
 import { LiveArea } from "../render/live-area.ts"
 import { type Style, style } from "../render/style.ts"
 import { PLAIN_TERMINAL, type TerminalFacts } from "../render/terminal.ts"

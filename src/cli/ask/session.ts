@@ -5,14 +5,13 @@ import { buildInitialAskMessages, buildUserMessage } from "../../agent/prompt/me
 import { type PromptSection, resolveSections } from "../../agent/prompt/sections.ts"
 import { type ChatResponseBody, chatResponseBody } from "../../agent/response-body.ts"
 import type { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
-import type { Config } from "../../config/config.ts"
 import type { ChatMessage } from "../../llm/types.ts"
-import { runbookCatalogFor } from "../../runtime/runtime.ts"
+import type { Runtime } from "../../runtime/runtime.ts"
 import type { Progress } from "./progress.ts"
 import type { ToolOutputs } from "./tool-outputs.ts"
 
 export type SessionInit = {
-  config: Config
+  runtime: Runtime
   llm: ToolCallingLLM
   progress: Progress
   approval: ApprovalCallback
@@ -44,7 +43,7 @@ export class AskSession {
   constructor(init: SessionInit) {
     this.#init = init
     this.#llm = init.llm
-    this.#sections = resolveSections(init.config.enabledPrompts)
+    this.#sections = resolveSections(init.runtime.config.enabledPrompts)
   }
 
   /** The metadata of the last answer (`/context`). */
@@ -69,7 +68,8 @@ export class AskSession {
 
   /** Runs one question to its answer; the body is what `POST /api/chat` returns (`ask --json`). */
   async ask(question: string, signal: AbortSignal): Promise<ChatResponseBody> {
-    const { config, progress, outputs } = this.#init
+    const { runtime, progress, outputs } = this.#init
+    const { config } = runtime
     const llm = this.#llm
     const first = this.#history === undefined
     const messages = first
@@ -99,14 +99,15 @@ export class AskSession {
   }
 
   #opening(question: string): Promise<ChatMessage[]> {
-    const { config, attachments } = this.#init
+    const { runtime, attachments } = this.#init
+    const { config } = runtime
     const llm = this.#llm
     return buildInitialAskMessages({
       initialUserPrompt: question,
       filePaths: [...(attachments?.filePaths ?? [])],
       files: [...(attachments?.files ?? [])],
       toolExecutor: llm.toolExecutor,
-      runbooks: runbookCatalogFor(config),
+      runbooks: runtime.runbooks,
       systemPromptAdditions: config.systemPromptAdditions,
       clusterName: config.clusterName,
       sections: this.#sections,
@@ -114,10 +115,10 @@ export class AskSession {
   }
 
   #followUp(text: string): ChatMessage {
-    const { config } = this.#init
+    const { runtime } = this.#init
     const llm = this.#llm
     return buildUserMessage(
-      { initialUserPrompt: text, runbooks: runbookCatalogFor(config), toolExecutor: llm.toolExecutor },
+      { initialUserPrompt: text, runbooks: runtime.runbooks, toolExecutor: llm.toolExecutor },
       this.#sections,
     )
   }

@@ -5,7 +5,8 @@
  */
 import { DENIED_TEXT } from "../../agent/approval.ts"
 import type { ToolResultObject } from "../../agent/events.ts"
-import { terminalSafe } from "../output.ts"
+import { terminalSafe } from "../../commands/output.ts"
+import { TODO_WRITE } from "../../tool/core-names.ts"
 import type { Style } from "../render/style.ts"
 import { clip, formatCall } from "./format.ts"
 
@@ -50,7 +51,7 @@ export function usefulErrorLine(text: string): string {
 
 /** How a call is named on its lines: `kubectl_describe(kind=pod, name=web-1)`; a plan by its size. */
 export function callLabel(name: string, params: Record<string, unknown>): string {
-  if (name === "TodoWrite" && Array.isArray(params.todos)) {
+  if (name === TODO_WRITE && Array.isArray(params.todos)) {
     const n = params.todos.length
     return `TodoWrite(${n} ${n === 1 ? "item" : "items"})`
   }
@@ -69,7 +70,7 @@ export function todoChecklist(
   params: Record<string, unknown>,
   style: Style,
 ): string | undefined {
-  if (toolName !== "TodoWrite" || !Array.isArray(params.todos)) return undefined
+  if (toolName !== TODO_WRITE || !Array.isArray(params.todos)) return undefined
   const lines = (params.todos as Todo[]).map((todo) => {
     const status = typeof todo.status === "string" ? todo.status : "pending"
     const text = terminalSafe(

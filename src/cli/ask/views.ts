@@ -1,6 +1,6 @@
 import type { Metadata } from "../../agent/events.ts"
+import { table } from "../../commands/output.ts"
 import type { ToolExecutor } from "../../tool/executor.ts"
-import { table } from "../output.ts"
 import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
 
 /** `/tools`: every toolset's status, then the tools the model can call. */

@@ -1,12 +1,15 @@
 import { ToolCallingLLM } from "../../agent/tool-calling-llm.ts"
+import type { ParsedArgs } from "../../commands/args.ts"
+import { UsageError } from "../../commands/args.ts"
+import { describeFailure, EXIT } from "../../commands/exit.ts"
+import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
+import { writeStderr, writeStderrRaw, writeStdout, writeStdoutRaw } from "../../commands/output.ts"
 import type { Config } from "../../config/config.ts"
 import { processEnv } from "../../config/env.ts"
 import { AbortError, errorMessage, ModelError } from "../../errors.ts"
 import { TokenCounter } from "../../llm/tokens.ts"
 import { setLogSink, setReadableLogs } from "../../log.ts"
-import { toolExecutorFor } from "../../runtime/runtime.ts"
-import type { ParsedArgs } from "../args.ts"
-import { UsageError } from "../args.ts"
+import { createRuntime } from "../../runtime/runtime.ts"
 import { AnswerView } from "../ask/answer-view.ts"
 import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
 import { banner, unavailableNotice } from "../ask/banner.ts"
@@ -19,9 +22,6 @@ import { AskSession } from "../ask/session.ts"
 import { readPipedStdin } from "../ask/stdin.ts"
 import { terminalReader } from "../ask/terminal-reader.ts"
 import { ToolOutputs } from "../ask/tool-outputs.ts"
-import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
-import { describeFailure, EXIT } from "../exit.ts"
-import { writeStderr, writeStderrRaw, writeStdout, writeStdoutRaw } from "../output.ts"
 import { style } from "../render/style.ts"
 import { terminalFacts } from "../render/terminal.ts"
 
@@ -68,9 +68,10 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   })
   // Everything the operator could have got wrong (model, key, toolset files) fails here, before
   // stdin is read or a question is sent.
-  const model = config.createModel()
-  const executor = toolExecutorFor(config)
-  const llm = engineFor(config, model)
+  const runtime = createRuntime(config)
+  const model = runtime.model()
+  const executor = runtime.executor
+  const llm = runtime.engine()
   // Both are needed before the first question goes out. The prerequisite checks mostly wait on
   // subprocesses while the tokenizer parses its ranks on the CPU, so started together they
   // overlap; each is cached and awaited again where it is used.
@@ -99,7 +100,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
       ? askOnTerminal(reader, progress, writeStderr, () => interrupts.signal)
       : denyWithoutTerminal
   const session = new AskSession({
-    config,
+    runtime,
     llm,
     progress,
     approval,
@@ -148,8 +149,9 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
       return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}.`
     }
     try {
-      const next = config.createModel(name)
-      session.useLlm(engineFor(config, next))
+      const engine = runtime.engine(name)
+      const next = engine.model
+      session.useLlm(engine)
       TokenCounter.forModel(next.info.id).catch(() => undefined)
       return `Model: ${next.name} (${next.info.contextWindow.toLocaleString("en-US")}-token context); the conversation goes on with it.`
     } catch (error) {
@@ -171,13 +173,4 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     await outputs.dispose()
   }
   return EXIT.ok
-}
-
-function engineFor(config: Config, model: ReturnType<Config["createModel"]>): ToolCallingLLM {
-  return new ToolCallingLLM({
-    model,
-    toolExecutor: toolExecutorFor(config),
-    maxSteps: config.maxSteps,
-    context: config.context,
-  })
 }

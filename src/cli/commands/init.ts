@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { createInterface } from "node:readline"
+import { noPositionals, type ParsedArgs, stringOption, UsageError } from "../../commands/args.ts"
+import { defaultConfigPath } from "../../commands/config-path.ts"
+import { EXIT } from "../../commands/exit.ts"
+import { writeStderr, writeStdout } from "../../commands/output.ts"
 import { processEnv } from "../../config/env.ts"
-import { noPositionals, type ParsedArgs, stringOption, UsageError } from "../args.ts"
-import { defaultConfigPath } from "../config-path.ts"
-import { EXIT } from "../exit.ts"
-import { writeStderr, writeStdout } from "../output.ts"
 
 type Choice = { provider: string; model: string; keyEnv: string | null; note?: string }
 

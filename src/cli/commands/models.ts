@@ -1,8 +1,8 @@
+import { flag, noPositionals, type ParsedArgs, stringOption } from "../../commands/args.ts"
+import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
+import { table, writeStdout } from "../../commands/output.ts"
 import { processEnv } from "../../config/env.ts"
 import { resolveModelInfo } from "../../llm/catalog.ts"
-import { flag, noPositionals, type ParsedArgs, stringOption } from "../args.ts"
-import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
-import { table, writeStdout } from "../output.ts"
 
 type ModelRow = {
   name: string

@@ -1,8 +1,8 @@
-import { toolExecutorFor } from "../../runtime/runtime.ts"
+import { flag, type ParsedArgs, stringOption, UsageError } from "../../commands/args.ts"
+import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
+import { writeStdout } from "../../commands/output.ts"
+import { createRuntime } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
-import { flag, type ParsedArgs, stringOption, UsageError } from "../args.ts"
-import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
-import { writeStdout } from "../output.ts"
 import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
 
 /**
@@ -18,7 +18,7 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
     )
   }
   applyLogLevel("WARN")
-  const executor = toolExecutorFor(loadCliConfig({ configPath: stringOption(args, "config") }))
+  const executor = createRuntime(loadCliConfig({ configPath: stringOption(args, "config") })).executor
   if (action === "check") await executor.recheck()
   else await executor.ensureReady()
 

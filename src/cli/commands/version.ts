@@ -1,6 +1,6 @@
+import { noPositionals, type ParsedArgs } from "../../commands/args.ts"
+import { writeStdout } from "../../commands/output.ts"
 import { COMMIT, VERSION } from "../../version.ts"
-import { noPositionals, type ParsedArgs } from "../args.ts"
-import { writeStdout } from "../output.ts"
 
 export async function versionCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "version")

@@ -1,5 +1,5 @@
+import { terminalSafe } from "../../commands/output.ts"
 import type { LineReader, ReadOptions } from "../ask/line-reader.ts"
-import { terminalSafe } from "../output.ts"
 import { EditBuffer } from "./buffer.ts"
 import { handleEditKey } from "./edit-keys.ts"
 import type { History } from "./history.ts"

@@ -1,7 +1,7 @@
 import type { StreamMessage } from "../../agent/events.ts"
 import { chatResponseBody } from "../../agent/response-body.ts"
-import type { Config } from "../../config/config.ts"
 import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
+import type { Runtime } from "../../runtime/runtime.ts"
 import type { ApprovalSigner } from "../approvals.ts"
 import type { ChatRequestBody } from "../chat-request.ts"
 import { jsonResponse } from "../errors.ts"
@@ -11,7 +11,7 @@ import { sseResponse } from "../sse.ts"
 import type { ServerMetrics } from "../telemetry.ts"
 
 export type ChatDeps = {
-  config: Config
+  runtime: Runtime
   signer: ApprovalSigner
   metrics: ServerMetrics
   runs: ActiveRuns
@@ -27,7 +27,7 @@ export type ChatDeps = {
  */
 export async function handleChat(body: ChatRequestBody, request: Request, deps: ChatDeps): Promise<Response> {
   if (deps.runs.closing) throw new ServerShuttingDown()
-  const plan = await prepareChat(body, deps.config, deps.signer)
+  const plan = await prepareChat(body, deps.runtime, deps.signer)
   deps.noteModel(request, plan.llm.model.name)
   for (const decision of plan.run.decisions ?? []) {
     deps.metrics.approvals.inc({ outcome: decision.approved ? "approved" : "denied" })

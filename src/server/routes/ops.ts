@@ -1,9 +1,8 @@
 import type { Config } from "../../config/config.ts"
 import { errorMessage } from "../../errors.ts"
-import { toolExecutorFor } from "../../runtime/runtime.ts"
+import type { Runtime } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
 import { containmentWire } from "../../tool/containment/report.ts"
-import { McpToolset } from "../../toolset/mcp/index.ts"
 import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
@@ -18,13 +17,13 @@ export class Readiness {
   /** Why no model can be called, judged from config (no provider is asked); undefined when one can. */
   readonly modelError: string | undefined
 
-  constructor(config: Config) {
-    this.modelError = modelReadiness(config).error
+  constructor(runtime: Runtime) {
+    this.modelError = modelReadiness(runtime.config).error
     try {
       // Loaded = config parsed and toolsets built (CONTRACT §5). Prerequisite checks (kubectl,
       // docker...) are lazy by design and keep running in the background; a slow or hanging one
       // must not hold readiness, and a failed one only disables its toolset.
-      const executor = toolExecutorFor(config)
+      const executor = runtime.executor
       this.ready = true
       executor.ensureReady().catch((error: unknown) => {
         this.error = `Toolsets could not be checked: ${errorMessage(error)}`
@@ -47,17 +46,18 @@ export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
 }
 
 /** `GET /api/info`: what an operator checks first when answers look wrong. */
-export function info(config: Config, readiness: Readiness): Record<string, unknown> {
+export function info(runtime: Runtime, readiness: Readiness): Record<string, unknown> {
+  const { config } = runtime
   let toolsets: Array<Record<string, unknown>> = []
   try {
-    toolsets = toolExecutorFor(config).toolsets.map((t) => ({
+    toolsets = runtime.executor.toolsets.map((t) => ({
       name: t.name,
       enabled: t.enabled,
       status: t.status,
       error: t.error ?? null,
       tools: t.tools.map((tool) => tool.name),
       // MCP servers: transport and protocol version (never the URL or headers: they can hold tokens).
-      ...(t instanceof McpToolset ? t.statusFields : {}),
+      ...t.statusFields,
     }))
   } catch (error) {
     toolsets = [

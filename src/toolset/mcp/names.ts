@@ -5,8 +5,7 @@
  * (`^[a-zA-Z0-9_-]{1,64}$`, OpenAI's rule), or every request of the run would fail.
  */
 
-import { SEARCH_TOOLS } from "../../agent/tool-search.ts"
-import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
+import { CORE_TOOL_NAMES } from "../../tool/core-names.ts"
 
 /** What providers refuse in a function name. */
 const NAME_CHARS = /[^A-Za-z0-9_-]/g
@@ -18,7 +17,7 @@ export const DESCRIPTION_MAX = 8192
  * Names the loop adds to a run's executor after the toolsets (the search and paging tools) or
  * treats as core (the planning tool): an MCP tool named so would shadow them.
  */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([SEARCH_TOOLS, READ_TOOL_OUTPUT, "TodoWrite"])
+export const RESERVED_NAMES = CORE_TOOL_NAMES
 
 /**
  * The server's name for the tool made valid for providers, or `<server>__<name>` when that is

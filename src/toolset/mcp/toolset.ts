@@ -95,8 +95,12 @@ export class McpToolset extends Toolset {
   }
 
   /** What `dupin toolsets` and `/api/info` show of the server: never its URL, headers or env. */
-  get statusFields(): { transport: string; protocol_version: string | null } {
+  override get statusFields(): { transport: string; protocol_version: string | null } {
     return { transport: this.transport, protocol_version: this.connection.protocolVersion ?? null }
+  }
+
+  override close(): Promise<void> {
+    return this.connection.close()
   }
 
   /** Connects and lists the tools; throws why not. */

@@ -7,8 +7,10 @@
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
+import type { Env } from "../config/env.ts"
 import { ConfigError } from "../errors.ts"
-import type { Env } from "./env.ts"
+import { assembleToolsets } from "../toolset/assemble.ts"
+import { ConfigProblems } from "../toolset/config-problems.ts"
 
 export function withToolsetProblems(error: ConfigError, path: string, env: Env): ConfigError {
   let raw: unknown
@@ -25,10 +27,6 @@ export function withToolsetProblems(error: ConfigError, path: string, env: Env):
     (custom === undefined || custom === null || isStringList(custom)) &&
     (servers === undefined || servers === null || isMapping(servers))
   if (!shaped) return error
-  // Loaded on a failure only: the toolset assembly is not needed to read a good config.
-  const { assembleToolsets } = require("../toolset/assemble.ts") as typeof import("../toolset/assemble.ts")
-  const { ConfigProblems } =
-    require("../toolset/config-problems.ts") as typeof import("../toolset/config-problems.ts")
   const problems = new ConfigProblems()
   problems.add(error)
   problems.attempt(() =>

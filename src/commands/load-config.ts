@@ -1,8 +1,10 @@
 import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
+import type { ConfigError } from "../errors.ts"
 import { type LogLevel, setLogLevel } from "../log.ts"
 import { applyContainment } from "../runtime/containment.ts"
+import { withToolsetProblems } from "../runtime/toolset-problems.ts"
 import { configFilePath } from "./config-path.ts"
 
 export type CliConfigOptions = {
@@ -50,7 +52,14 @@ function buildCliConfig(options: CliConfigOptions, env: Env): Config {
     const fromFile = readConfigFile(path).custom_toolsets ?? []
     overrides.customToolsets = [...fromFile, ...extraToolsets]
   }
-  return Config.loadFromFile(path, overrides)
+  return FileConfig.loadFromFile(path, overrides)
+}
+
+/** Names every typo at once: the file's own and its toolsets' (runtime/toolset-problems.ts). */
+class FileConfig extends Config {
+  static override explainFileError(error: ConfigError, path: string, env: Env): ConfigError {
+    return withToolsetProblems(error, path, env)
+  }
 }
 
 /**
