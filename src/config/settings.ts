@@ -19,6 +19,11 @@ export type ServerSettings = {
   maxBodyBytes: number
   /** Seconds a request's header block may take to arrive; 0 turns the header guard off. */
   headerTimeout: number
+  /**
+   * Seconds of lame duck after SIGTERM (CONTRACT §5): `/readyz` says 503 while requests are still
+   * served, so a load balancer moves away before anything is refused.
+   */
+  drainDelay: number
 }
 
 /** Model calls one run may make (config `max_steps`); the agent loop's default too. */
@@ -92,6 +97,7 @@ type RawServer = {
   approval_ttl?: number | undefined
   max_body_bytes?: number | undefined
   header_timeout?: number | undefined
+  drain_delay?: number | undefined
 }
 
 /**
@@ -118,6 +124,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
     headerTimeout: raw.header_timeout ?? 10,
+    drainDelay: raw.drain_delay ?? 5,
   }
 }
 

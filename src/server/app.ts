@@ -158,7 +158,7 @@ export type App = ReturnType<typeof createApp>
 
 /** A probe's answer during a drain closes its connection: the next one should find another instance. */
 function closingWhenDraining(response: Response, runs: ActiveRuns): Response {
-  if (runs.closing) response.headers.set("connection", "close")
+  if (runs.draining) response.headers.set("connection", "close")
   return response
 }
 

@@ -27,6 +27,7 @@ type Run = { abort: AbortController; done: Promise<void> }
 export class ActiveRuns {
   readonly #runs = new Set<Run>()
   #closing = false
+  #draining = false
 
   get size(): number {
     return this.#runs.size
@@ -35,6 +36,19 @@ export class ActiveRuns {
   /** True once shutdown began: new chats are refused. */
   get closing(): boolean {
     return this.#closing
+  }
+
+  /**
+   * True from the moment a drain starts (lame duck included): `/readyz` answers 503 and replies
+   * carry `Connection: close`, while new chats are still served until `closing`.
+   */
+  get draining(): boolean {
+    return this.#draining || this.#closing
+  }
+
+  /** Starts the lame-duck phase of a drain (CONTRACT §5): nothing is refused yet. */
+  enterLameDuck(): void {
+    this.#draining = true
   }
 
   /** Tracks a run until `done` settles. */

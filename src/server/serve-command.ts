@@ -16,7 +16,8 @@ import { PortInUseError } from "./server.ts"
  * `server/`; `src/main.ts` puts it into the command table. The config is parsed once here; toolset prerequisites run in the background after
  * the port is bound, so nothing slow precedes listening; `/readyz` is 200 once the toolsets are
  * built and a configured model can be called.
- * SIGTERM or Ctrl+C drains running chats, then exits 0; a second Ctrl+C exits at once.
+ * SIGTERM drains lame duck first (server.drain_delay: /readyz 503 while requests are still served),
+ * then running chats finish and it exits 0; Ctrl+C skips the lame duck; a second Ctrl+C exits at once.
  */
 export async function serveCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "serve")
@@ -54,7 +55,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
       }
       stopping = true
       log.info("signal received", { signal })
-      server.shutdown().then(resolve, (error: unknown) => {
+      server.shutdown(undefined, { lameDuck: signal === "SIGTERM" }).then(resolve, (error: unknown) => {
         log.error("shutdown failed", { error: errorMessage(error) })
         resolve()
       })

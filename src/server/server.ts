@@ -23,6 +23,17 @@ export type StartOptions = {
    * by the grace period): long enough for a load balancer's probe to see `/readyz` 503.
    */
   drainMs?: number
+  /** Milliseconds of lame duck before a drain refuses anything; default `server.drain_delay`. */
+  drainDelayMs?: number
+}
+
+export type ShutdownOptions = {
+  /**
+   * Lame duck first (SIGTERM from an orchestrator): `/readyz` says 503 while new requests are still
+   * served for `server.drain_delay`, so the load balancer moves away before anything is refused.
+   * Off for a person's Ctrl+C, who wants the server to stop now.
+   */
+  lameDuck?: boolean
 }
 
 export type RunningServer = {
@@ -31,11 +42,13 @@ export type RunningServer = {
   url: string
   port: number
   /**
-   * Graceful shutdown (CONTRACT §5 Operations): from the call on, `/readyz` and new requests answer
-   * 503 with `Connection: close` while the listener stays open; running chats finish within
-   * `graceMs`, then the rest are ended (streams get an `error` event) and the listener closes.
+   * Graceful shutdown (CONTRACT §5 Operations): from the call on, `/readyz` answers 503; with
+   * `lameDuck`, new requests are still served for the drain delay (within `graceMs`); then new
+   * requests answer 503 with `Connection: close` while the listener stays open; running chats
+   * finish within what is left of `graceMs`, then the rest are ended (streams get an `error`
+   * event) and the listener closes.
    */
-  shutdown(graceMs?: number): Promise<void>
+  shutdown(graceMs?: number, options?: ShutdownOptions): Promise<void>
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000
@@ -76,18 +89,22 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
+  const drainDelayMs = options.drainDelayMs ?? config.server.drainDelay * 1000
   let stopping: Promise<void> | undefined
   return {
     app,
     url,
     port: listener.port,
-    shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS) => {
+    shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS, shutdownOptions = {}) => {
       stopping ??= (async () => {
-        log.info("shutting down", { active_runs: runs.size, grace_ms: graceMs })
         const started = performance.now()
-        // Marks the runs closing at once (app.ts answers 503 from then on); the listener stays
-        // open, so probes and clients get that answer instead of a refused or reset connection.
-        await runs.drain(graceMs)
+        const lameDuckMs = shutdownOptions.lameDuck ? Math.min(drainDelayMs, graceMs) : 0
+        log.info("shutting down", { active_runs: runs.size, grace_ms: graceMs, lame_duck_ms: lameDuckMs })
+        runs.enterLameDuck()
+        if (lameDuckMs > 0) await Bun.sleep(lameDuckMs)
+        // Marks the runs closing (app.ts answers 503 from then on); the listener stays open, so
+        // probes and clients get that answer instead of a refused or reset connection.
+        await runs.drain(Math.max(0, graceMs - (performance.now() - started)))
         const open = Math.min(graceMs, drainMs) - (performance.now() - started)
         if (open > 0) await Bun.sleep(open)
         const closed = listener.stopAccepting()

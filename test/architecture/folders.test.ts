@@ -19,7 +19,7 @@ const ENTRY = join(SRC, "main.ts")
 const folderOf = (file: string) => {
   if (file === ENTRY) return "(entry)"
   const parts = relative(SRC, file).split("/")
-  return parts.length > 1 ? parts[0] : "(root)"
+  return parts.length > 1 && parts[0] ? parts[0] : "(root)"
 }
 const files = [...new Glob("**/*.ts").scanSync(SRC)].map((f) => join(SRC, f))
 const text = new Map(files.map((f) => [f, readFileSync(f, "utf8")]))

@@ -1,7 +1,8 @@
 /**
- * Draining (CONTRACT §5 Operations): from SIGTERM on, `/readyz` answers 503 and new requests get
- * 503 with `Connection: close` on a listener that stays open, idle keep-alive connections get that
- * answer instead of a reset, and the chat in flight finishes.
+ * Draining (CONTRACT §5 Operations): from SIGTERM on, `/readyz` answers 503 while new requests are
+ * still served for `server.drain_delay` (lame duck: a load balancer moves away before anything is
+ * refused); then new requests get 503 with `Connection: close` on a listener that stays open, idle
+ * keep-alive connections get that answer instead of a reset, and the chat in flight finishes.
  */
 import { afterEach, expect, test } from "bun:test"
 import { rmSync } from "node:fs"
@@ -73,7 +74,7 @@ class RawClient {
 }
 
 for (const headerTimeout of [10, 0]) {
-  test(`SIGTERM drains: /readyz 503, new requests 503 with Connection: close, the running chat finishes (header_timeout ${headerTimeout})`, async () => {
+  test(`SIGTERM drains lame duck first: /readyz 503 while new requests are served, then new requests 503 with Connection: close, the running chat finishes (header_timeout ${headerTimeout})`, async () => {
     fake = await startFakeProvider()
     const decide = callThenAnswer("nap", { seconds: "2" })
     const step = (request: RecordedRequest) => {
@@ -81,7 +82,7 @@ for (const headerTimeout of [10, 0]) {
       return decide(request)
     }
     fake.script(step)
-    const files = writeServeConfig(fake.url, `server:\n  header_timeout: ${headerTimeout}\n`)
+    const files = writeServeConfig(fake.url, `server:\n  header_timeout: ${headerTimeout}\n  drain_delay: 1.5\n`)
     dir = files.dir
     const server = await startServerProcess(
       ["bun", "test/reliability/serve-with-grace.ts", files.configPath],
@@ -116,6 +117,10 @@ for (const headerTimeout of [10, 0]) {
     expect(probe.status).toBe(503)
     expect(probe.head.toLowerCase()).toContain("connection: close")
     await withinDeadline("the server to close the idle connection", 5_000, idle.closedByServer())
+    // Lame duck: the balancer has not seen the 503 yet, so what it still sends here is served.
+    const served = await fetch(`${server.url}/api/model`)
+    expect(served.status).toBe(200)
+    await Bun.sleep(1_500)
     // New connections are still accepted, and told to go elsewhere.
     const fresh = await RawClient.open(port)
     const refused = await fresh.request("POST", "/api/model")

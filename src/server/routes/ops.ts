@@ -36,7 +36,7 @@ export class Readiness {
 }
 
 export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
-  if (runs.closing) return jsonResponse(503, { status: "shutting_down" })
+  if (runs.draining) return jsonResponse(503, { status: "shutting_down" })
   // Every chat would fail: a load balancer must not send traffic here (the reason: /api/info).
   if (readiness.modelError) return jsonResponse(503, { status: "no_model", detail: readiness.modelError })
   if (!readiness.ready) {
