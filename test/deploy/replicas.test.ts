@@ -1,0 +1,232 @@
+/**
+ * Three `dupin serve` replicas behind a real HAProxy (Debian's package) on loopback, round robin,
+ * health-checked on `/readyz` every 200 ms (fall 2), as a Kubernetes Service or an ingress would.
+ * Chat needs no shared state: the client holds the history and approvals are signed with the
+ * secret every replica shares, so a conversation paused on one replica resumes on any other, and
+ * a rolling restart (lame duck first: CONTRACT §5 `server.drain_delay`) loses nothing.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type ServerProcess, startServerProcess, waitForOk } from "../bench/support/processes.ts"
+import { eventOf, parseSse } from "../server/harness.ts"
+import { type FakeStep, type RecordedRequest, startFakeProvider } from "../support/fake-provider.ts"
+
+const TOKEN = "replica-test-token"
+const NAMES = ["r1", "r2", "r3"] as const
+type Name = (typeof NAMES)[number]
+
+let dir: string
+let fake: Awaited<ReturnType<typeof startFakeProvider>>
+let haproxy: ReturnType<typeof Bun.spawn> | undefined
+let front: string
+const ports = new Map<Name, number>()
+const replicas = new Map<Name, ServerProcess>()
+
+/** The model: asks to restart the service named in the question, then answers once it ran. */
+function model(request: RecordedRequest): FakeStep {
+  const messages = (request.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+  const last = messages.at(-1)
+  if (last?.role === "tool") return { content: "Done." }
+  const service = /restart (svc-\d+)/.exec(String(last?.content ?? ""))?.[1] ?? "svc-x"
+  return { toolCalls: [{ name: "restart", arguments: { service } }] }
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  const { port } = probe
+  probe.stop(true)
+  return port
+}
+
+async function startReplica(name: Name): Promise<void> {
+  const server = await startServerProcess([
+    "bun",
+    "src/main.ts",
+    "serve",
+    "--config",
+    join(dir, "config.yaml"),
+    "--port",
+    String(ports.get(name)),
+  ])
+  replicas.set(name, server)
+  await waitForOk(`${server.url}/readyz`)
+}
+
+beforeAll(async () => {
+  const which = Bun.spawnSync(["sh", "-c", "command -v haproxy"])
+  if (which.exitCode !== 0)
+    throw new Error("haproxy is not installed: apt-get install haproxy (.ci/run does)")
+  dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-replicas-"))
+  fake = await startFakeProvider()
+  fake.script(...Array.from({ length: 6000 }, () => model))
+  writeFileSync(
+    join(dir, "toolsets.yaml"),
+    `toolsets:
+  ops/restart:
+    description: Restart a service
+    tools:
+      - name: restart
+        description: Restart a service
+        command: "echo restarted {{ service }}"
+        parameters:
+          service: { type: string }
+        requires_approval: true
+`,
+  )
+  writeFileSync(
+    join(dir, "config.yaml"),
+    `model: openai/gpt-4o
+api_key: test-key
+api_base: ${fake.url}
+custom_toolsets: [${join(dir, "toolsets.yaml")}]
+server:
+  auth_token: ${TOKEN}
+  approval_secret: shared-by-every-replica
+  drain_delay: 1
+`,
+  )
+  for (const name of NAMES) ports.set(name, await freePort())
+  const frontPort = await freePort()
+  front = `http://127.0.0.1:${frontPort}`
+  writeFileSync(
+    join(dir, "haproxy.cfg"),
+    `global
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  timeout check 2s
+  retries 2
+  option redispatch
+frontend api
+  bind 127.0.0.1:${frontPort}
+  default_backend dupin
+backend dupin
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 200ms fall 2 rise 1
+  # The test names the replica a resume should land on; a replica that is down is skipped.
+${NAMES.map((n) => `  use-server ${n} if { req.hdr(x-replica) -m str ${n} }`).join("\n")}
+  http-response set-header X-Replica %s
+${NAMES.map((n) => `  server ${n} 127.0.0.1:${ports.get(n)} check`).join("\n")}
+`,
+  )
+  for (const name of NAMES) await startReplica(name)
+  haproxy = Bun.spawn(["haproxy", "-db", "-f", join(dir, "haproxy.cfg")], {
+    stdout: "ignore",
+    stderr: "pipe",
+  })
+  await waitForOk(`${front}/readyz`)
+  // Every replica seen up by the balancer before the load starts.
+  await Bun.sleep(500)
+}, 120_000)
+
+afterAll(async () => {
+  haproxy?.kill("SIGKILL")
+  await haproxy?.exited
+  await Promise.all([...replicas.values()].map((r) => r.stop("SIGKILL")))
+  await fake?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+type Outcome = { paused: string; resumed: string; ok: boolean; error?: string }
+
+async function post(body: Record<string, unknown>, replica?: string): Promise<Response> {
+  return fetch(`${front}/api/chat`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${TOKEN}`,
+      ...(replica ? { "x-replica": replica } : {}),
+    },
+    body: JSON.stringify({ ...body, stream: true, enable_tool_approval: true }),
+  })
+}
+
+/**
+ * One conversation: the question pauses for approval, the approval resumes it (on `resumeOn(paused)`
+ * when given), the approved tool runs and the model answers.
+ */
+async function conversation(n: number, resumeOn?: (paused: string) => string | undefined): Promise<Outcome> {
+  const outcome: Outcome = { paused: "", resumed: "", ok: false }
+  try {
+    const first = await post({ ask: `please restart svc-${n}` })
+    outcome.paused = first.headers.get("x-replica") ?? ""
+    if (first.status !== 200) throw new Error(`pause: HTTP ${first.status} ${await first.text()}`)
+    const paused = await parseSse(first)
+    const { conversation_history: history, pending_approvals: pending } = eventOf(
+      paused.events,
+      "approval_required",
+    )
+    const second = await post(
+      {
+        conversation_history: history,
+        tool_decisions: pending.map((p) => ({ tool_call_id: p.tool_call_id, approved: true })),
+      },
+      resumeOn?.(outcome.paused),
+    )
+    outcome.resumed = second.headers.get("x-replica") ?? ""
+    if (second.status !== 200) throw new Error(`resume: HTTP ${second.status} ${await second.text()}`)
+    const resumed = await parseSse(second)
+    const ran = resumed.events.find((e) => e.event === "tool_calling_result")
+    const answer = eventOf(resumed.events, "ai_answer_end")
+    if (answer.analysis !== "Done.") throw new Error(`answer: ${answer.analysis}`)
+    if (JSON.stringify(ran?.data).indexOf(`restarted svc-${n}`) < 0) {
+      throw new Error(`the approved tool did not run: ${JSON.stringify(ran?.data)}`)
+    }
+    outcome.ok = true
+  } catch (error) {
+    outcome.error = String(error)
+  }
+  return outcome
+}
+
+const next = (name: string): string => NAMES[(NAMES.indexOf(name as Name) + 1) % NAMES.length] as string
+
+test("300 concurrent conversations with approvals all succeed, every resume on another replica than its pause", async () => {
+  const outcomes = await Promise.all(Array.from({ length: 300 }, (_, n) => conversation(n, next)))
+  const failed = outcomes.filter((o) => !o.ok)
+  expect(failed.slice(0, 3)).toEqual([])
+  expect(outcomes.every((o) => o.paused !== "" && o.resumed !== "" && o.paused !== o.resumed)).toBe(true)
+  // Round robin really spread the pauses.
+  expect(new Set(outcomes.map((o) => o.paused)).size).toBe(3)
+}, 120_000)
+
+test("a rolling restart under load (SIGTERM one replica at a time) fails zero conversations", async () => {
+  let restarting = true
+  let n = 1000
+  const outcomes: Outcome[] = []
+  const worker = async () => {
+    while (restarting) outcomes.push(await conversation(n++, next))
+  }
+  const workers = Array.from({ length: 60 }, worker)
+  await Bun.sleep(500)
+  for (const name of NAMES) {
+    const old = replicas.get(name)
+    expect(await old?.stop("SIGTERM")).toBe(0)
+    await startReplica(name)
+    // The balancer's next health check sees it up before the next replica goes.
+    await Bun.sleep(600)
+  }
+  restarting = false
+  await Promise.all(workers)
+  const failed = outcomes.filter((o) => !o.ok)
+  expect(outcomes.length).toBeGreaterThan(100)
+  expect(failed.slice(0, 3)).toEqual([])
+}, 180_000)
+
+test("an approval signed on a replica that is gone resumes on another", async () => {
+  const outcome = await conversation(5000, (paused) => {
+    // The replica that signed is killed outright before the person approves.
+    replicas.get(paused as Name)?.proc.kill("SIGKILL")
+    return undefined
+  })
+  expect(outcome.error).toBeUndefined()
+  expect(outcome.ok).toBe(true)
+  expect(outcome.resumed).not.toBe(outcome.paused)
+}, 60_000)
