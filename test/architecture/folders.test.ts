@@ -92,8 +92,14 @@ test("docs/architecture.md's folder table names exactly the folders of src/", ()
 })
 
 test("the cycle check sees a cycle and the lazy-load check sees a require (guard)", () => {
-  expect(findCycle(new Map([["a", new Set(["b"])], ["b", new Set(["c"])], ["c", new Set(["a"])]]))).toBe(
-    "a -> b -> c -> a",
-  )
+  expect(
+    findCycle(
+      new Map([
+        ["a", new Set(["b"])],
+        ["b", new Set(["c"])],
+        ["c", new Set(["a"])],
+      ]),
+    ),
+  ).toBe("a -> b -> c -> a")
   expect([...'const x = require("../toolset/assemble.ts")'.matchAll(LAZY)].length).toBe(1)
 })

@@ -82,7 +82,10 @@ for (const headerTimeout of [10, 0]) {
       return decide(request)
     }
     fake.script(step)
-    const files = writeServeConfig(fake.url, `server:\n  header_timeout: ${headerTimeout}\n  drain_delay: 1.5\n`)
+    const files = writeServeConfig(
+      fake.url,
+      `server:\n  header_timeout: ${headerTimeout}\n  drain_delay: 1.5\n`,
+    )
     dir = files.dir
     const server = await startServerProcess(
       ["bun", "test/reliability/serve-with-grace.ts", files.configPath],
