@@ -89,7 +89,7 @@ export function markdownReport(result: EvalResult, judge: string): string {
       seconds(r.p50_latency_ms),
       seconds(r.p95_latency_ms),
       r.mean_tokens === null ? "–" : Math.round(r.mean_tokens).toLocaleString("en-US"),
-      r.mean_cost === null ? "–" : `$${r.mean_cost.toFixed(4)}`,
+      r.mean_cost === null ? "–" : dollars(r.mean_cost),
       r.mean_tool_calls === null ? "–" : r.mean_tool_calls.toFixed(1),
     ].join(" | "),
   )
@@ -115,4 +115,9 @@ function why(run: CaseRun): string {
 
 function seconds(ms: number | null): string {
   return ms === null ? "–" : `${(ms / 1000).toFixed(1)} s`
+}
+
+/** Cents for real runs, significant digits for tiny ones (a scripted or very cheap model). */
+function dollars(value: number): string {
+  return value === 0 || value >= 0.01 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`
 }

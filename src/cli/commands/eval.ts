@@ -4,6 +4,7 @@ import { DEFAULT_PATIENCE } from "../../eval/patient-model.ts"
 import { markdownReport, summarize } from "../../eval/report.ts"
 import type { CaseRun } from "../../eval/run-case.ts"
 import { runEval } from "../../eval/runner.ts"
+import { TokenCounter } from "../../llm/tokens.ts"
 import { VERSION } from "../../version.ts"
 import { flag, intOption, type ParsedArgs, stringOption, UsageError } from "../args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
@@ -36,6 +37,9 @@ export async function evalCommand(args: ParsedArgs): Promise<number> {
   const config = configs[0]
   if (!judge || !config) throw new UsageError("no model to evaluate: pass --model or set MODEL")
 
+  // The tokenizer parses its ranks once per encoding, on the CPU: done here, not inside the
+  // first cases' latency.
+  await Promise.all(models.map((m) => TokenCounter.forModel(m.info.id).catch(() => undefined)))
   const controller = new AbortController()
   const stop = () => controller.abort()
   process.once("SIGINT", stop)
