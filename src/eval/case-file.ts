@@ -87,7 +87,9 @@ export function readCase(dir: string): EvalCase[] {
   if (expected.length === 0) fail("expected_output", "must name at least one element of a correct answer")
   const prompts = stringList(raw.user_prompt, "user_prompt", fail)
   if (prompts.length === 0) fail("user_prompt", "missing: the question to ask")
-  const tags = raw.tags === undefined || raw.tags === null ? [] : stringList(raw.tags, "tags", fail)
+  const tags = raw.tags === undefined || raw.tags === null ? [] : raw.tags
+  if (!Array.isArray(tags) || !tags.every((t) => typeof t === "string"))
+    fail("tags", "must be a list of strings")
   const policy = raw.mock_policy ?? "inherit"
   if (policy !== "always_mock" && policy !== "never_mock" && policy !== "inherit")
     fail("mock_policy", "must be always_mock, never_mock or inherit")
@@ -129,7 +131,7 @@ export function readCase(dir: string): EvalCase[] {
     dir,
     userPrompt,
     expectedOutput: expected,
-    tags,
+    tags: tags as string[],
     toolsets,
     conversationHistory: history,
     includeFiles,
