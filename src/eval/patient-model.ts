@@ -22,12 +22,15 @@ export class PatientModel implements ChatModel {
   retries = 0
   readonly #inner: ChatModel
   readonly #patience: Patience
+  readonly #onWait: ((ms: number) => void) | undefined
 
-  constructor(inner: ChatModel, patience: Patience = DEFAULT_PATIENCE) {
+  /** `onWait` hears of each wait before it starts (the case's deadline moves by as much). */
+  constructor(inner: ChatModel, patience: Patience = DEFAULT_PATIENCE, onWait?: (ms: number) => void) {
     this.#inner = inner
     this.name = inner.name
     this.info = inner.info
     this.#patience = patience
+    this.#onWait = onWait
   }
 
   async complete(
@@ -42,7 +45,9 @@ export class PatientModel implements ChatModel {
         const limited = error instanceof ModelError && error.kind === "rate_limit"
         if (!limited || attempt >= this.#patience.attempts) throw error
         this.retries++
-        await sleep(this.#patience.baseDelayMs * 2 ** attempt, signal)
+        const ms = this.#patience.baseDelayMs * 2 ** attempt
+        this.#onWait?.(ms)
+        await sleep(ms, signal)
       }
     }
   }

@@ -8,6 +8,7 @@ import { ToolExecutor } from "../tool/executor.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { EvalCase } from "./case-file.ts"
 import { caseToolsets } from "./case-toolsets.ts"
+import { Deadline } from "./deadline.ts"
 import { judgeAnswer } from "./judge.ts"
 import type { MockMiss } from "./mock-tool.ts"
 import { type Patience, PatientModel } from "./patient-model.ts"
@@ -64,7 +65,8 @@ export async function runCase(
   signal: AbortSignal,
 ): Promise<CaseRun> {
   const misses: MockMiss[] = []
-  const model = new PatientModel(setup.model, setup.patience)
+  const deadline = new Deadline(setup.deadlineMs)
+  const model = new PatientModel(setup.model, setup.patience, (ms) => deadline.extend(ms))
   const judge = new PatientModel(setup.judge, setup.patience)
   const executor = new ToolExecutor(caseToolsets(evalCase, misses), { limits: setup.engine.limits, env: {} })
   const llm = new ToolCallingLLM({
@@ -90,26 +92,29 @@ export async function runCase(
     judge: null,
     error: null,
   }
-  const deadline = AbortSignal.timeout(setup.deadlineMs)
   const started = performance.now()
+  // Rate-limit waits are left out of the latency, as they are out of the deadline.
+  const elapsed = () => Math.round(performance.now() - started - deadline.extended)
   try {
     const messages = await opening(evalCase, executor, setup.engine)
-    const outcome = await llm.run(messages, { signal: AbortSignal.any([signal, deadline]) })
-    row.latency_ms = Math.round(performance.now() - started)
+    const outcome = await llm.run(messages, { signal: AbortSignal.any([signal, deadline.signal]) })
+    row.latency_ms = elapsed()
     row.tokens = outcome.metadata.costs.total_tokens
     row.cost = outcome.metadata.costs.total_cost
     row.llm_calls = outcome.metadata.costs.num_llm_calls
     row.tool_calls = outcome.toolCalls.length
     row.answer = outcome.answer
   } catch (error) {
-    row.latency_ms = Math.round(performance.now() - started)
+    row.latency_ms = elapsed()
     row.rate_limit_retries = model.retries
     if (signal.aborted) throw new AbortError()
-    if (deadline.aborted) {
+    if (deadline.signal.aborted) {
       row.status = "timeout"
       row.error = `no answer within ${setup.deadlineMs / 1000} s`
     } else row.error = errorMessage(error)
     return row
+  } finally {
+    deadline.clear()
   }
   try {
     const answer = row.answer?.trim() ?? ""

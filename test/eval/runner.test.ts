@@ -2,8 +2,6 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { loadCases, withTags } from "../../src/eval/load-cases.ts"
 import { markdownReport, summarize } from "../../src/eval/report.ts"
 import { runEval } from "../../src/eval/runner.ts"
-import { TokenCounter } from "../../src/llm/tokens.ts"
-import { builtinToolsetDefinitions } from "../../src/toolset/builtin/index.ts"
 import {
   type FakeProvider,
   type FakeStep,
@@ -14,11 +12,16 @@ import { scriptedEvalStep } from "./scripted-cases.ts"
 import { caseTree, fakeModel, mockText, plan } from "./support.ts"
 
 let fake: FakeProvider
-// The tokenizer parses its ranks once, seconds of CPU on a shared runner: not inside a test's time.
-// So is the first parse of the bundled toolsets.
+// The first run pays once for the tokenizer's ranks, the bundled toolsets' parse and their
+// schemas' compilation: seconds of CPU on a shared runner, which would eat the short deadlines
+// below. A throwaway run pays it here.
 beforeAll(async () => {
-  builtinToolsetDefinitions()
-  await TokenCounter.forModel("openai/gpt-4.1")
+  const cases = twoCases().slice(0, 1)
+  const warm = await startFakeProvider()
+  const step = scriptedEvalStep(cases)
+  warm.script(step, step, step)
+  await runEval(plan({ cases, models: [fakeModel(warm)] }), new AbortController().signal)
+  await warm.stop()
 }, 60_000)
 afterEach(async () => {
   await fake?.stop()
@@ -162,12 +165,21 @@ describe("dupin eval runner", () => {
     const step = scriptedEvalStep(cases)
     const limited: FakeStep = { status: 429, headers: { "retry-after-ms": "1" } }
     fake.script(limited, step, limited, step, step)
+    // Two waits of 0.4 s, longer together than the case's whole deadline: they are the provider's
+    // quota, so they neither use up the deadline nor count in the latency.
     const result = await runEval(
-      plan({ cases, models: [fakeModel(fake)], parallel: 1 }),
+      plan({
+        cases,
+        models: [fakeModel(fake)],
+        parallel: 1,
+        deadlineMs: 600,
+        patience: { attempts: 3, baseDelayMs: 400 },
+      }),
       new AbortController().signal,
     )
     expect(result.runs[0]?.status).toBe("pass")
     expect(result.runs[0]?.rate_limit_retries).toBe(2)
+    expect(result.runs[0]?.latency_ms).toBeLessThan(600)
     expect(fake.pending()).toBe(0)
   })
 
