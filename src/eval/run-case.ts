@@ -32,6 +32,8 @@ export type CaseRun = {
   rate_limit_retries: number
   answer: string | null
   judge: { pass: boolean; reasoning: string } | null
+  /** The judge's tokens, apart: they are the eval's cost, not the agent's. */
+  judge_tokens: number
   error: string | null
 }
 
@@ -90,6 +92,7 @@ export async function runCase(
     rate_limit_retries: 0,
     answer: null,
     judge: null,
+    judge_tokens: 0,
     error: null,
   }
   const started = performance.now()
@@ -126,6 +129,7 @@ export async function runCase(
         )
       : { pass: false, reasoning: "The agent gave no answer." }
     row.judge = { pass: verdict.pass, reasoning: verdict.reasoning }
+    row.judge_tokens = "usage" in verdict ? verdict.usage.total_tokens : 0
     row.status = verdict.pass ? "pass" : "fail"
   } catch (error) {
     if (signal.aborted) throw new AbortError()

@@ -68,6 +68,7 @@ describe("dupin eval runner", () => {
     expect(result.runs[1]?.judge?.reasoning).toBe("1. missing")
     expect(result.runs[0]?.tool_calls).toBe(1)
     expect(result.runs[0]?.tokens).toBeGreaterThan(0)
+    expect(result.runs[0]?.judge_tokens).toBe(460)
     const [all] = summarize(result.runs)
     expect(all).toMatchObject({ tag: null, runs: 2, passed: 1, failed: 1, pass_rate: 0.5 })
   })
@@ -181,6 +182,29 @@ describe("dupin eval runner", () => {
     expect(result.runs[0]?.rate_limit_retries).toBe(2)
     expect(result.runs[0]?.latency_ms).toBeLessThan(600)
     expect(fake.pending()).toBe(0)
+  })
+
+  test("a provider failure or a judge without its JSON is an error, left out of the pass rate", async () => {
+    const cases = twoCases()
+    fake = await startFakeProvider()
+    const scripted = scriptedEvalStep(cases)
+    const step = (r: RecordedRequest): FakeStep => {
+      const text = JSON.stringify(r.body?.messages)
+      if (!isJudge(r) && text.includes("Is the disk full?")) return { status: 400 }
+      if (isJudge(r)) return { content: "It looks right to me." }
+      return scripted(r)
+    }
+    fake.script(...Array.from({ length: 10 }, () => step))
+    const result = await runEval(plan({ cases, models: [fakeModel(fake)] }), new AbortController().signal)
+    expect(result.runs.map((r) => [r.case, r.status])).toEqual([
+      ["a-pod", "error"],
+      ["b-disk", "error"],
+    ])
+    expect(result.runs[0]?.error).toContain("judge: The judge did not return JSON")
+    expect(result.runs[0]?.answer).toBe("- api-0 is OOMKilled")
+    expect(result.runs[1]?.error).toContain("rejected the request")
+    const [all] = summarize(result.runs)
+    expect(all).toMatchObject({ errors: 2, pass_rate: null })
   })
 
   test("a case past its deadline is a timeout; the others still run", async () => {
