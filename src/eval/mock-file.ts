@@ -74,6 +74,7 @@ export function parseMock(text: string, file: string): Mock | undefined {
   if (code !== undefined && code !== null && !Number.isInteger(code))
     fail("line 2: return_code must be an integer or null")
   const rest = lines.slice(2).join("\n")
+  // As HolmesGPT reads it: raw output after line 2 is the data; without any, line 2's own `data`.
   const inline = typeof result.data === "string" ? result.data : null
   return {
     file,
@@ -83,7 +84,7 @@ export function parseMock(text: string, file: string): Mock | undefined {
     status: status as ToolResultStatus,
     error: (result.error as string | null | undefined) ?? null,
     returnCode: (code as number | null | undefined) ?? null,
-    data: lines.length > 2 ? rest : inline,
+    data: rest !== "" ? rest : inline,
   }
 }
 

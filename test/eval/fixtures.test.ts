@@ -167,3 +167,25 @@ describe("strict parsing names the file and the key", () => {
     expect(() => loadCases([root])).toThrow("no test_case.yaml in it or in its subfolders")
   })
 })
+
+describe("mock files", () => {
+  test("the raw output after line 2 is the data; without it, line 2's own data", () => {
+    const root = caseTree({
+      m: {
+        "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+        "a.txt":
+          '{"tool_name": "helm_list", "match_params": {"namespace": "a"}}\n{"status": "success", "data": "old"}\nNAME\tSTATUS\n',
+        "b.txt":
+          '{"tool_name": "helm_list", "match_params": {"namespace": "b"}}\n{"status": "no_data", "data": "inline only"}\n',
+        "c.txt":
+          '{"tool_name": "helm_list"}\n{"status": "error", "error": "helm: not found", "return_code": 127}\n',
+      },
+    })
+    const [evalCase] = loadCases([root])
+    expect(evalCase?.mocks.map((m) => [m.status, m.data, m.error, m.returnCode, m.matchParams])).toEqual([
+      ["success", "NAME\tSTATUS\n", null, null, { namespace: "a" }],
+      ["no_data", "inline only", null, null, { namespace: "b" }],
+      ["error", null, "helm: not found", 127, undefined],
+    ])
+  })
+})
