@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs"
+import { basename } from "node:path"
 import { buildInitialAskMessages, buildUserMessage } from "../agent/prompt/messages.ts"
 import { type PromptSection, resolveSections } from "../agent/prompt/sections.ts"
 import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
@@ -158,5 +160,9 @@ async function opening(
   const history = evalCase.conversationHistory
   if (!history) return buildInitialAskMessages(input)
   await executor.ensureReady()
-  return [...history, buildUserMessage(input, sections)]
+  const files = evalCase.includeFiles.map((path) => ({
+    name: basename(path),
+    content: readFileSync(path, "utf8"),
+  }))
+  return [...history, buildUserMessage(input, sections, files)]
 }

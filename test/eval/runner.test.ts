@@ -207,6 +207,32 @@ describe("dupin eval runner", () => {
     expect(all).toMatchObject({ errors: 2, pass_rate: null })
   })
 
+  test("a case's conversation history and included files reach the agent", async () => {
+    const history = [
+      { role: "system", content: "You are the on-call assistant." },
+      { role: "user", content: "Is api-0 up?" },
+      { role: "assistant", content: "It restarted twice in the last hour." },
+    ]
+    const cases = loadCases([
+      caseTree({
+        followup: {
+          "test_case.yaml":
+            "user_prompt: Why does api-0 restart?\nexpected_output: [x]\ninclude_files: [runbook.md]\n",
+          "conversation_history.json": JSON.stringify(history),
+          "runbook.md": "Restarts of api-0 are usually memory.\n",
+        },
+      }),
+    ])
+    fake = await startFakeProvider()
+    fake.script({ content: "x" }, { content: JSON.stringify({ reasoning: "ok", pass: true }) })
+    const result = await runEval(plan({ cases, models: [fakeModel(fake)] }), new AbortController().signal)
+    expect(result.runs[0]?.status).toBe("pass")
+    const messages = fake.requests[0]?.body?.messages as { role: string; content: string }[]
+    expect(messages.slice(0, 3)).toEqual(history)
+    expect(messages[3]?.content).toContain("Why does api-0 restart?")
+    expect(messages[3]?.content).toContain("Restarts of api-0 are usually memory.")
+  })
+
   test("a case past its deadline is a timeout; the others still run", async () => {
     const cases = twoCases()
     fake = await startFakeProvider()
