@@ -44,7 +44,7 @@ describe("dupin eval (command line)", () => {
     })
     expect(report.skipped).toEqual([{ case: "later", reason: "not ready yet" }])
     expect(report.summary[0]).toMatchObject({ model: "openai/gpt-4o", tag: null, pass_rate: 1 })
-  }, 60_000)
+  }, 120_000)
 
   test("a bad fixture is exit 2 with file and key named, before any model call", async () => {
     const root = caseTree({ bad: { "test_case.yaml": "user_prompt: q\nexpected: x\n" } })
@@ -53,11 +53,11 @@ describe("dupin eval (command line)", () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain("bad/test_case.yaml: expected: unknown key")
     expect(fake.requests).toHaveLength(0)
-  })
+  }, 120_000)
 
   test("tags no case carries are a usage error", async () => {
     const result = await runCli(["eval", suite(), "--tags", "nope"], { env: cliEnv() })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain("no case has any of the tags nope")
-  })
+  }, 120_000)
 })
