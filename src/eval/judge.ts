@@ -66,7 +66,8 @@ export async function judgeAnswer(
     },
     signal,
   )
-  const text = completion.content ?? ""
+  // A provider that ignores response_format may still wrap the JSON in a markdown fence.
+  const text = (completion.content ?? "").trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1")
   let value: unknown
   try {
     value = JSON.parse(text)
