@@ -97,6 +97,43 @@ Examples:
   MODEL=openai/gpt-4.1-mini dupin serve`,
       load: loadServe,
     },
+    eval: {
+      summary: "Score dupin on test cases (HolmesGPT's fixture format) with one or more models",
+      options: {
+        config: { type: "string" },
+        model: { type: "string" },
+        judge: { type: "string" },
+        iterations: { type: "string" },
+        tags: { type: "string" },
+        json: { type: "boolean" },
+        parallel: { type: "string" },
+        timeout: { type: "string" },
+      },
+      help: `Usage: dupin eval DIR... [options]
+
+Runs each case (a folder with test_case.yaml, or a folder of such folders) through the agent with
+its tools answered from the case's mock files, then has a judge model score the answer against
+expected_output. Progress goes to stderr as cases finish; the report (pass rate, p50/p95 latency,
+tokens, cost and tool calls per case, per model and per tag) to stdout. See docs/eval.md.
+
+Options:
+${CONFIG_HELP}
+  --model A,B         models to evaluate (default: the configured model)
+  --judge NAME        model that scores the answers (default: the first --model)
+  --iterations N      run every case N times per model (default: 1)
+  --tags T,U          only cases with one of these tags
+  --json              print every run (answers, judge reasoning) as JSON instead of the table
+  --parallel N        runs in flight at once (default: 4)
+  --timeout SECONDS   deadline of one case (default: 300)
+
+Examples:
+  dupin eval evals/ --model openai/gpt-4.1
+  dupin eval evals/ --model openai/gpt-4.1,anthropic/claude-sonnet-4 --judge openai/gpt-4.1 --iterations 3
+  dupin eval ~/holmesgpt/tests/llm/fixtures/test_ask_holmes --tags kubernetes --json > run.json
+
+Exit codes: 0 the cases ran (whatever the score), 2 a bad fixture, option or config, 130 interrupted.`,
+      load: async () => (await import("./commands/eval.ts")).evalCommand,
+    },
     toolsets: {
       summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
       options: { config: { type: "string" }, json: { type: "boolean" } },

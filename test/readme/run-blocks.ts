@@ -125,6 +125,8 @@ export function parseDupinArgv(argv: readonly string[]): void {
   if (command === "toolsets" && positionals.some((p) => !TOOLSETS_ACTIONS.has(p))) {
     throw new Error(`dupin toolsets takes list or check, not ${positionals.join(" ")}`)
   }
+  // dupin eval takes the folders of cases as arguments.
+  if (command === "eval") return
   if (command !== "ask" && command !== "toolsets" && positionals.length > 0) {
     throw new Error(`dupin ${command} takes no arguments, got ${positionals.join(" ")}`)
   }

@@ -1,0 +1,191 @@
+import { describe, expect, test } from "bun:test"
+import { join } from "node:path"
+import { ConfigError } from "../../src/errors.ts"
+import { caseToolsets } from "../../src/eval/case-toolsets.ts"
+import { loadCases } from "../../src/eval/load-cases.ts"
+import { caseTree, mockText } from "./support.ts"
+
+const EVALS = join(import.meta.dir, "../../evals")
+
+function loadError(files: Record<string, string>): string {
+  const root = caseTree({ bad: files })
+  try {
+    loadCases([root])
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error("the fixture loaded")
+}
+
+describe("evals/ (our own cases)", () => {
+  const cases = loadCases([EVALS])
+
+  test("at least 15 cases load strictly, each with mocks and tags", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(15)
+    for (const c of cases) {
+      expect(c.mocks.length).toBeGreaterThan(0)
+      expect(c.tags.length).toBeGreaterThan(0)
+      expect(c.skip).toBeUndefined()
+    }
+  })
+
+  test("every mock names a tool of a bundled toolset the case offers", () => {
+    for (const c of cases) {
+      const offered = caseToolsets(c, []).filter((t) => !t.description.endsWith("(from the case's mocks)"))
+      const names = new Set(offered.flatMap((t) => t.tools.map((tool) => tool.name)))
+      for (const mock of c.mocks)
+        expect(`${c.id}: ${mock.toolName} ${names.has(mock.toolName)}`).toEndWith("true")
+    }
+  })
+})
+
+describe("HolmesGPT's layout", () => {
+  test("a case folder written in that layout loads unchanged", () => {
+    const root = caseTree({
+      "07_pod_restarts": {
+        "test_case.yaml": `user_prompt:
+  - "Why does the api pod restart?"
+  - "What is wrong with << { \\"type\\": \\"pod\\", \\"name\\": \\"api-0\\" } >>?"
+expected_output: The api-0 pod runs out of memory
+tags:
+  - kubernetes
+  - easy
+description: two phrasings of one question
+before_test: kubectl apply -f ./manifest.yaml
+after_test: kubectl delete -f ./manifest.yaml
+setup_timeout: 120
+port_forwards: []
+evaluation:
+  correctness: 1
+mock_policy: always_mock
+`,
+        "toolsets.yaml":
+          "toolsets:\n  kubernetes/core:\n    enabled: true\n  kubernetes/logs:\n    enabled: false\n",
+        "manifest.yaml": "apiVersion: v1\nkind: Pod\n",
+        "kubectl_describe.txt": `{"toolset_name": "kubernetes/core", "tool_name": "kubectl_describe", "match_params": {"kind": "pod", "name": "api-0"}}
+{"schema_version": "robusta:v1.0.0", "status": "success", "error": null, "return_code": 0, "url": null, "invocation": "kubectl describe pod api-0", "params": {"kind": "pod", "name": "api-0"}}
+Name: api-0
+    Last State:     Terminated
+      Reason:       OOMKilled
+`,
+        "notes.txt": "not a mock: HolmesGPT skips text files that do not start with a JSON header\n",
+      },
+    })
+    const cases = loadCases([root])
+    expect(cases.map((c) => c.id)).toEqual(["07_pod_restarts[1]", "07_pod_restarts[2]"])
+    const [first] = cases
+    expect(first?.expectedOutput).toEqual(["The api-0 pod runs out of memory"])
+    expect(first?.toolsets).toEqual({ "kubernetes/core": true, "kubernetes/logs": false })
+    expect(first?.mocks).toHaveLength(1)
+    expect(first?.mocks[0]?.data).toContain("OOMKilled")
+    const names = caseToolsets(first!, []).map((t) => t.name)
+    expect(names).toContain("kubernetes/core")
+    expect(names).not.toContain("kubernetes/logs")
+  })
+
+  test("skip and never_mock cases are reported as skipped, with the reason", () => {
+    const root = caseTree({
+      a: {
+        "test_case.yaml":
+          "user_prompt: q\nexpected_output: [x]\nskip: true\nskip_reason: needs a live cluster\n",
+      },
+      b: { "test_case.yaml": "user_prompt: q\nexpected_output: [x]\nmock_policy: never_mock\n" },
+    })
+    const [a, b] = loadCases([root])
+    expect(a?.skip).toBe("needs a live cluster")
+    expect(b?.skip).toContain("never_mock")
+  })
+
+  test("tools only HolmesGPT ships are offered from their mocks, with the mocks' parameters", () => {
+    const root = caseTree({
+      loki: {
+        "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+        "loki.txt": mockText("loki_query", { query: '{app="api"}', limit: 100 }, "line\n", "grafana/loki"),
+      },
+    })
+    const [evalCase] = loadCases([root])
+    const loki = caseToolsets(evalCase!, []).find((t) => t.name === "grafana/loki")
+    expect(loki?.tools.map((t) => t.name)).toEqual(["loki_query"])
+    expect(Object.keys(loki?.tools[0]?.parameters ?? {})).toEqual(["query", "limit"])
+  })
+})
+
+describe("strict parsing names the file and the key", () => {
+  test("an unknown key", () => {
+    const message = loadError({
+      "test_case.yaml": "user_prompt: q\nexpected_output: x\nexpected_outptu: y\n",
+    })
+    expect(message).toContain("bad/test_case.yaml: expected_outptu: unknown key")
+  })
+
+  test("a missing expected_output", () => {
+    const message = loadError({ "test_case.yaml": "user_prompt: q\ntags: [a]\n" })
+    expect(message).toContain("bad/test_case.yaml: expected_output: missing")
+  })
+
+  test("a value of the wrong form", () => {
+    expect(loadError({ "test_case.yaml": "user_prompt: q\nexpected_output: x\ntags: easy\n" })).toContain(
+      "tags: must be a list of strings",
+    )
+  })
+
+  test("a mock whose header is not JSON", () => {
+    const message = loadError({
+      "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+      "m.txt": '{"tool_name": "kubectl_describe",\n{"status": "success"}\nout\n',
+    })
+    expect(message).toContain("bad/m.txt: line 1: not valid JSON")
+  })
+
+  test("a mock header with an unknown key", () => {
+    const message = loadError({
+      "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+      "m.txt": '{"tool_name": "kubectl_describe", "match": {}}\n{"status": "success"}\nout\n',
+    })
+    expect(message).toContain('bad/m.txt: line 1: unknown key "match"')
+  })
+
+  test("a mock without its result line (the old two-part format)", () => {
+    const message = loadError({
+      "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+      "m.txt": '{"tool_name": "kubectl_describe"}\nraw output here\n',
+    })
+    expect(message).toContain("bad/m.txt: line 2: not valid JSON")
+  })
+
+  test("a mock result with an unknown status", () => {
+    const message = loadError({
+      "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+      "m.txt": '{"tool_name": "kubectl_describe"}\n{"status": "ok"}\nout\n',
+    })
+    expect(message).toContain("bad/m.txt: line 2: status must be one of")
+  })
+
+  test("a folder without cases", () => {
+    const root = caseTree({ empty: { "README.md": "no cases" } })
+    expect(() => loadCases([root])).toThrow("no test_case.yaml in it or in its subfolders")
+  })
+})
+
+describe("mock files", () => {
+  test("the raw output after line 2 is the data; without it, line 2's own data", () => {
+    const root = caseTree({
+      m: {
+        "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+        "a.txt":
+          '{"tool_name": "helm_list", "match_params": {"namespace": "a"}}\n{"status": "success", "data": "old"}\nNAME\tSTATUS\n',
+        "b.txt":
+          '{"tool_name": "helm_list", "match_params": {"namespace": "b"}}\n{"status": "no_data", "data": "inline only"}\n',
+        "c.txt":
+          '{"tool_name": "helm_list"}\n{"status": "error", "error": "helm: not found", "return_code": 127}\n',
+      },
+    })
+    const [evalCase] = loadCases([root])
+    expect(evalCase?.mocks.map((m) => [m.status, m.data, m.error, m.returnCode, m.matchParams])).toEqual([
+      ["success", "NAME\tSTATUS\n", null, null, { namespace: "a" }],
+      ["no_data", "inline only", null, null, { namespace: "b" }],
+      ["error", null, "helm: not found", 127, undefined],
+    ])
+  })
+})
