@@ -58,6 +58,7 @@ export const ServerSchema = Type.Object(
     approval_ttl: Type.Optional(PositiveInt),
     max_body_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     header_timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
+    console: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 )

@@ -1,0 +1,117 @@
+/**
+ * The web console in a real browser: a fake OpenAI-compatible provider, a real `dupin serve`
+ * subprocess with a small YAML toolset, and Debian's headless chromium driven by playwright-core.
+ * One browser per test file (the CI machine has two cores); `stop()` ends all of it.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { type ServerProcess, startServerProcess } from "../bench/support/processes.ts"
+import { type FakeProvider, startFakeProvider } from "./fake-provider.ts"
+
+export const CHROMIUM = process.env.DUPIN_CHROMIUM ?? "/usr/bin/chromium"
+
+/** Why browser tests cannot run here, or undefined when they can (CI installs chromium). */
+export function chromiumMissing(): string | undefined {
+  return existsSync(CHROMIUM)
+    ? undefined
+    : `console browser tests skipped: ${CHROMIUM} not found (apt-get install chromium, or set DUPIN_CHROMIUM)`
+}
+
+/**
+ * `note` prints its text; `restart` needs approval and appends to a marker file in the temp dir
+ * (so a test can prove whether it ran); `nap` sleeps in a process group and records its pid.
+ */
+function toolsetYaml(dir: string): string {
+  return `toolsets:
+  console/tools:
+    description: Tools for the console tests
+    tools:
+      - name: note
+        description: Print a note
+        command: "printf '%s\\n' {{ text }}"
+        parameters:
+          text: { type: string }
+      - name: restart
+        description: Restart a service
+        command: "echo {{ service }} >> ${dir}/restarted.txt; echo restarted {{ service }}"
+        parameters:
+          service: { type: string }
+        requires_approval: true
+      - name: nap
+        description: Sleep for a while
+        command: "echo $$ > ${dir}/nap.pid; sleep 30"
+`
+}
+
+export type ConsoleFixture = {
+  fake: FakeProvider
+  server: ServerProcess
+  dir: string
+  url: string
+  browser: Browser
+  /** A fresh browser context (own storage) and page, opened at the console. */
+  open(options?: { colorScheme?: "light" | "dark" }): Promise<Page>
+  stop(): Promise<void>
+}
+
+export type FixtureOptions = { token?: string; serveArgs?: string[]; launchBrowser?: boolean }
+
+export async function startConsole(options: FixtureOptions = {}): Promise<ConsoleFixture> {
+  const fake = await startFakeProvider()
+  const dir = mkdtempSync(join(tmpdir(), "dupin-console-"))
+  const toolsetPath = join(dir, "toolsets.yaml")
+  const configPath = join(dir, "config.yaml")
+  writeFileSync(toolsetPath, toolsetYaml(dir))
+  writeFileSync(
+    configPath,
+    `model: openai/gpt-4o
+api_key: test-key
+api_base: ${fake.url}
+custom_toolsets: [${toolsetPath}]
+toolsets:
+  kubernetes/core: { enabled: false }
+${options.token ? `server:\n  auth_token: ${options.token}\n` : ""}`,
+  )
+  const server = await startServerProcess(
+    ["bun", "src/main.ts", "serve", "--config", configPath, "--port", "0", ...(options.serveArgs ?? [])],
+    { HOME: dir },
+  )
+  let browser: Browser | undefined
+  try {
+    if (options.launchBrowser !== false)
+      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] })
+  } catch (error) {
+    await server.stop()
+    await fake.stop()
+    throw error
+  }
+  const contexts: Array<{ close(): Promise<void> }> = []
+  return {
+    fake,
+    server,
+    dir,
+    url: server.url,
+    get browser(): Browser {
+      if (!browser) throw new Error("started without a browser")
+      return browser
+    },
+    async open(openOptions = {}) {
+      if (!browser) throw new Error("started without a browser")
+      const context = await browser.newContext({ colorScheme: openOptions.colorScheme ?? "light" })
+      contexts.push(context)
+      const page = await context.newPage()
+      await page.goto(server.url)
+      return page
+    },
+    async stop() {
+      for (const context of contexts) await context.close().catch(() => {})
+      await browser?.close()
+      // SIGKILL: a graceful stop waits out the drain delay, and each test has checked its processes.
+      await server.stop("SIGKILL")
+      await fake.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
