@@ -35,7 +35,7 @@ export function loadCurrentId(): string | undefined {
 export function newConversation(): Conversation {
   return {
     id: crypto.randomUUID(),
-    title: "New conversation",
+    title: "Untitled",
     updatedAt: Date.now(),
     entries: [],
     history: null,

@@ -20,10 +20,13 @@ export function chromiumMissing(): string | undefined {
 }
 
 /**
- * `note` prints its text; `restart` needs approval and appends to a marker file in the temp dir
- * (so a test can prove whether it ran); `nap` sleeps in a process group and records its pid.
+ * `note` prints its text; `restart` needs approval and prints what it restarted (tools without
+ * approval see a read-only file system, so its output is the proof it ran); `nap` sleeps with an
+ * argument no other process has, so a test can find it.
  */
-function toolsetYaml(dir: string): string {
+export const NAP_SECONDS = "37.31"
+
+function toolsetYaml(): string {
   return `toolsets:
   console/tools:
     description: Tools for the console tests
@@ -35,14 +38,28 @@ function toolsetYaml(dir: string): string {
           text: { type: string }
       - name: restart
         description: Restart a service
-        command: "echo {{ service }} >> ${dir}/restarted.txt; echo restarted {{ service }}"
+        command: "echo restarted {{ service }}"
         parameters:
           service: { type: string }
         requires_approval: true
       - name: nap
         description: Sleep for a while
-        command: "echo $$ > ${dir}/nap.pid; sleep 30"
+        command: "sleep ${NAP_SECONDS}"
 `
+}
+
+/**
+ * A fresh server's first chat loads the tokenizer and builds the toolsets (seconds on a small CI
+ * machine): done once here, so the tests' own waits measure the page, not the start-up.
+ */
+async function warmUp(url: string, fake: FakeProvider, token: string | undefined): Promise<void> {
+  fake.script({ content: "warm" })
+  const res = await fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ ask: "warm up" }),
+  })
+  if (!res.ok) throw new Error(`warm-up chat failed: ${res.status} ${await res.text()}`)
 }
 
 export type ConsoleFixture = {
@@ -63,7 +80,7 @@ export async function startConsole(options: FixtureOptions = {}): Promise<Consol
   const dir = mkdtempSync(join(tmpdir(), "dupin-console-"))
   const toolsetPath = join(dir, "toolsets.yaml")
   const configPath = join(dir, "config.yaml")
-  writeFileSync(toolsetPath, toolsetYaml(dir))
+  writeFileSync(toolsetPath, toolsetYaml())
   writeFileSync(
     configPath,
     `model: openai/gpt-4o
@@ -80,6 +97,7 @@ ${options.token ? `server:\n  auth_token: ${options.token}\n` : ""}`,
   )
   let browser: Browser | undefined
   try {
+    await warmUp(server.url, fake, options.token)
     if (options.launchBrowser !== false)
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] })
   } catch (error) {
