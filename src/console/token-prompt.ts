@@ -8,7 +8,7 @@ export function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
     <form
       class="token-prompt"
       role="dialog"
-      aria-label="API token required"
+      aria-label="Sign in"
       onSubmit=${(e: Event) => {
         e.preventDefault()
         if (token.trim()) onToken(token.trim())

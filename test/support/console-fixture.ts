@@ -69,11 +69,21 @@ export type ConsoleFixture = {
   url: string
   browser: Browser
   /** A fresh browser context (own storage) and page, opened at the console. */
-  open(options?: { colorScheme?: "light" | "dark" }): Promise<Page>
+  open(options?: {
+    colorScheme?: "light" | "dark"
+    /** Without the page's CSP: proves the sanitizer alone keeps script from running. */
+    bypassCSP?: boolean
+  }): Promise<Page>
   stop(): Promise<void>
 }
 
-export type FixtureOptions = { token?: string; serveArgs?: string[]; launchBrowser?: boolean }
+export type FixtureOptions = {
+  token?: string
+  /** More `server:` keys, as YAML lines (`console: false`). */
+  serverYaml?: string
+  serveArgs?: string[]
+  launchBrowser?: boolean
+}
 
 export async function startConsole(options: FixtureOptions = {}): Promise<ConsoleFixture> {
   const fake = await startFakeProvider()
@@ -89,7 +99,10 @@ api_base: ${fake.url}
 custom_toolsets: [${toolsetPath}]
 toolsets:
   kubernetes/core: { enabled: false }
-${options.token ? `server:\n  auth_token: ${options.token}\n` : ""}`,
+server:
+  ${options.token ? `auth_token: ${options.token}` : "approval_ttl: 3600"}
+  ${options.serverYaml ?? ""}
+`,
   )
   const server = await startServerProcess(
     ["bun", "src/main.ts", "serve", "--config", configPath, "--port", "0", ...(options.serveArgs ?? [])],
@@ -97,7 +110,7 @@ ${options.token ? `server:\n  auth_token: ${options.token}\n` : ""}`,
   )
   let browser: Browser | undefined
   try {
-    await warmUp(server.url, fake, options.token)
+    if (options.launchBrowser !== false) await warmUp(server.url, fake, options.token)
     if (options.launchBrowser !== false)
       browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] })
   } catch (error) {
@@ -117,7 +130,11 @@ ${options.token ? `server:\n  auth_token: ${options.token}\n` : ""}`,
     },
     async open(openOptions = {}) {
       if (!browser) throw new Error("started without a browser")
-      const context = await browser.newContext({ colorScheme: openOptions.colorScheme ?? "light" })
+      const context = await browser.newContext({
+        colorScheme: openOptions.colorScheme ?? "light",
+        bypassCSP: openOptions.bypassCSP === true,
+        viewport: { width: 1100, height: 720 },
+      })
       contexts.push(context)
       const page = await context.newPage()
       await page.goto(server.url)
