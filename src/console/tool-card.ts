@@ -45,7 +45,8 @@ export function ToolCard({ tool, now, pending, decision, onDecide }: Props) {
 }
 
 function Output({ text, truncated }: { text: string; truncated: boolean }) {
-  const lines = text.split("\n")
+  // A trailing newline ends the last line; it does not start another.
+  const lines = text.replace(/\n$/, "").split("\n")
   const [shown, setShown] = useState(PAGE_LINES)
   const visible = lines.length > shown ? lines.slice(0, shown).join("\n") : text
   return html`
