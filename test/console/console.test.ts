@@ -3,28 +3,13 @@
  * fake provider: elements are found by the accessible names the contract fixes. One browser for
  * the file; each test opens its own context (own localStorage) unless it says otherwise.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import type { Page } from "playwright-core"
-import {
-  type ConsoleFixture,
-  chromiumMissing,
-  NAP_SECONDS,
-  startConsole,
-} from "../support/console-fixture.ts"
+import { fileFixture, NAP_SECONDS } from "../support/console-fixture.ts"
 import type { RecordedRequest } from "../support/fake-provider.ts"
 import { waitFor } from "../support/wait.ts"
 
-const missing = chromiumMissing()
-if (missing) console.warn(missing)
-const suite = missing ? describe.skip : describe
-
-let c: ConsoleFixture
-beforeAll(async () => {
-  if (!missing) c = await startConsole()
-}, 60_000)
-afterAll(async () => {
-  await c?.stop()
-}, 30_000)
+const { suite, fixture } = fileFixture()
 
 async function ask(page: Page, question: string): Promise<void> {
   await page.getByRole("textbox", { name: "Question" }).fill(question)
@@ -42,6 +27,7 @@ function lastMessages(request: RecordedRequest | undefined): string {
 
 suite("web console", () => {
   test("loads with the contract's controls, headers that forbid inline script and framing, and the model list", async () => {
+    const c = fixture()
     const res = await fetch(`${c.url}/`)
     expect(res.status).toBe(200)
     const csp = res.headers.get("content-security-policy") ?? ""
@@ -61,6 +47,7 @@ suite("web console", () => {
   }, 30_000)
 
   test("the answer streams in as the model writes it, and Esc stops a request", async () => {
+    const c = fixture()
     const gate = Promise.withResolvers<void>()
     c.fake.script({
       content: "Checking **first** then the rest arrives",
@@ -86,6 +73,7 @@ suite("web console", () => {
   }, 30_000)
 
   test("a tool call is a card named by the tool with its arguments, status and output; reload keeps the conversation", async () => {
+    const c = fixture()
     c.fake.script(
       { toolCalls: [{ id: "call_note", name: "note", arguments: { text: "disk-is-full" } }] },
       { content: "The disk is full." },
@@ -119,6 +107,7 @@ suite("web console", () => {
   }, 30_000)
 
   test("an approved call runs; a denied one does not, and the model gets the feedback", async () => {
+    const c = fixture()
     c.fake.script(
       { toolCalls: [{ id: "call_web", name: "restart", arguments: { service: "web" } }] },
       { content: "Restarted web." },
@@ -157,6 +146,7 @@ suite("web console", () => {
   }, 30_000)
 
   test("Stop mid-tool ends the request and leaves no tool process", async () => {
+    const c = fixture()
     c.fake.script({ toolCalls: [{ id: "call_nap", name: "nap", arguments: {} }] }, { content: "unused" })
     const page = await c.open()
     await ask(page, "wait a bit")

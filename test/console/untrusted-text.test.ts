@@ -3,21 +3,11 @@
  * must never run script in the page. The page is opened with its CSP bypassed, so what is proven
  * here is the sanitizer and the text-only rendering alone; the CSP is a second wall on top.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { type ConsoleFixture, chromiumMissing, startConsole } from "../support/console-fixture.ts"
+import { expect, test } from "bun:test"
+import { fileFixture } from "../support/console-fixture.ts"
 import { waitFor } from "../support/wait.ts"
 
-const missing = chromiumMissing()
-if (missing) console.warn(missing)
-const suite = missing ? describe.skip : describe
-
-let c: ConsoleFixture
-beforeAll(async () => {
-  if (!missing) c = await startConsole()
-}, 60_000)
-afterAll(async () => {
-  await c?.stop()
-}, 30_000)
+const { suite, fixture } = fileFixture()
 
 /** Each payload would set `window.__xss` if any of it ran. */
 const PAYLOADS = [
@@ -35,6 +25,7 @@ const PAYLOADS = [
 
 suite("untrusted text in the console", () => {
   test("payloads in model text and tool output never run script; links are safe", async () => {
+    const c = fixture()
     const toolPayload = `<img src=x onerror="window.__xss='tool'"><script>window.__xss='tool-script'</script>`
     c.fake.script(
       {

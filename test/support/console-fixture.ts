@@ -3,6 +3,7 @@
  * subprocess with a small YAML toolset, and Debian's headless chromium driven by playwright-core.
  * One browser per test file (the CI machine has two cores); `stop()` ends all of it.
  */
+import { afterAll, beforeAll, describe } from "bun:test"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,6 +18,32 @@ export function chromiumMissing(): string | undefined {
   return existsSync(CHROMIUM)
     ? undefined
     : `console browser tests skipped: ${CHROMIUM} not found (apt-get install chromium, or set DUPIN_CHROMIUM)`
+}
+
+/**
+ * One fixture for a whole test file, started before its tests and stopped after them. `suite` is
+ * `describe`, or `describe.skip` with the reason printed when chromium is absent.
+ */
+export function fileFixture(options: FixtureOptions = {}): {
+  suite: typeof describe
+  fixture: () => ConsoleFixture
+} {
+  const missing = chromiumMissing()
+  if (missing) console.warn(missing)
+  let started: ConsoleFixture | undefined
+  beforeAll(async () => {
+    if (!missing) started = await startConsole(options)
+  }, 60_000)
+  afterAll(async () => {
+    await started?.stop()
+  }, 30_000)
+  return {
+    suite: missing ? describe.skip : describe,
+    fixture: () => {
+      if (!started) throw new Error("the console fixture is not running")
+      return started
+    },
+  }
 }
 
 /**
