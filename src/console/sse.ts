@@ -9,7 +9,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   const decoder = new TextDecoder()
   let buffered = ""
   for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true }).replaceAll("\r\n", "\n")
+    // Normalised on the whole buffer: a CRLF may be split across two chunks.
+    buffered = (buffered + decoder.decode(chunk, { stream: true })).replaceAll("\r\n", "\n")
     let end = buffered.indexOf("\n\n")
     while (end >= 0) {
       const frame = parseFrame(buffered.slice(0, end))
