@@ -39,7 +39,7 @@ describe.skipIf(Boolean(missing))("a server with a token", () => {
     }))
     expect(stored.session).toContain(token)
     expect(stored.local).not.toContain(token)
-  }, 60_000)
+  }, 120_000)
 })
 
 describe("the console turned off", () => {
@@ -49,10 +49,10 @@ describe("the console turned off", () => {
     expect((await fetch(`${c.url}/console/main.js`)).status).toBe(404)
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200)
     expect((await fetch(`${c.url}/api/model`)).status).toBe(200)
-  }, 30_000)
+  }, 90_000)
 
   test("server.console: false in the config file does the same", async () => {
     c = await startConsole({ serverYaml: "console: false", launchBrowser: false })
     expect((await fetch(`${c.url}/`)).status).toBe(404)
-  }, 30_000)
+  }, 90_000)
 })

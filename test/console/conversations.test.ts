@@ -53,7 +53,7 @@ suite("conversations in the browser", () => {
     await page.getByRole("button", { name: "Delete" }).click()
     await waitFor(async () => (await nav.getByRole("button", { name: "first question" }).count()) === 0)
     expect(await nav.getByRole("button", { name: "Checkout outage" }).count()).toBe(1)
-  }, 60_000)
+  }, 120_000)
 
   test("a provider failure is shown as an error with its code", async () => {
     const c = fixture()
@@ -65,5 +65,5 @@ suite("conversations in the browser", () => {
     await alert.waitFor()
     expect(await alert.textContent()).toMatch(/Error \d+/)
     await page.getByRole("button", { name: "Send" }).waitFor()
-  }, 60_000)
+  }, 120_000)
 })

@@ -56,5 +56,5 @@ suite("untrusted text in the console", () => {
     expect(await region.locator("script, iframe, [onerror], [onload], [ontoggle]").count()).toBe(0)
     await Bun.sleep(300)
     expect(await page.evaluate(() => (globalThis as { __xss?: string }).__xss)).toBeUndefined()
-  }, 60_000)
+  }, 120_000)
 })

@@ -33,7 +33,7 @@ export function fileFixture(options: FixtureOptions = {}): {
   let started: ConsoleFixture | undefined
   beforeAll(async () => {
     if (!missing) started = await startConsole(options)
-  }, 60_000)
+  }, 120_000)
   afterAll(async () => {
     await started?.stop()
   }, 30_000)
