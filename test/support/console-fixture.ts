@@ -12,6 +12,8 @@ import { type ServerProcess, startServerProcess } from "../bench/support/process
 import { type FakeProvider, startFakeProvider } from "./fake-provider.ts"
 
 export const CHROMIUM = process.env.DUPIN_CHROMIUM ?? "/usr/bin/chromium"
+/** DUPIN_BINARY=dist/dupin runs the tests against the compiled binary: its page is the embedded one. */
+const SERVE = process.env.DUPIN_BINARY ? [process.env.DUPIN_BINARY] : ["bun", "src/main.ts"]
 
 /** Why browser tests cannot run here, or undefined when they can (CI installs chromium). */
 export function chromiumMissing(): string | undefined {
@@ -132,7 +134,7 @@ server:
 `,
   )
   const server = await startServerProcess(
-    ["bun", "src/main.ts", "serve", "--config", configPath, "--port", "0", ...(options.serveArgs ?? [])],
+    [...SERVE, "serve", "--config", configPath, "--port", "0", ...(options.serveArgs ?? [])],
     { HOME: dir },
   )
   let browser: Browser | undefined
