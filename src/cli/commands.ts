@@ -78,16 +78,19 @@ Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130
         host: { type: "string" },
         port: { type: "string" },
         insecure: { type: "boolean" },
+        "no-console": { type: "boolean" },
       },
       help: `Usage: dupin serve [options]
 
-Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics).
+Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics) and the web
+console at / (open the URL in a browser).
 
 Options:
 ${CONFIG_HELP}
   --host H            listen address (default: $SVC_HOST, server.host, or 127.0.0.1)
   --port P            listen port (default: $SVC_PORT, server.port, or 5050)
   --insecure          allow a non-loopback address without an auth token
+  --no-console        do not serve the web console (GET / is then 404; also server.console: false)
 
 A non-loopback address needs server.auth_token (or $SVC_AUTH_TOKEN) unless --insecure is given.
 

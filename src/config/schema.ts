@@ -59,6 +59,7 @@ export const ServerSchema = Type.Object(
     max_body_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     header_timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
     drain_delay: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
+    console: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 )

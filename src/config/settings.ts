@@ -24,6 +24,8 @@ export type ServerSettings = {
    * served, so a load balancer moves away before anything is refused.
    */
   drainDelay: number
+  /** Serve the web console at `GET /` (CONTRACT §9). */
+  console: boolean
 }
 
 /** Model calls one run may make (config `max_steps`); the agent loop's default too. */
@@ -98,6 +100,7 @@ type RawServer = {
   max_body_bytes?: number | undefined
   header_timeout?: number | undefined
   drain_delay?: number | undefined
+  console?: boolean | undefined
 }
 
 /**
@@ -125,6 +128,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
     headerTimeout: raw.header_timeout ?? 10,
     drainDelay: raw.drain_delay ?? 5,
+    console: raw.console ?? true,
   }
 }
 

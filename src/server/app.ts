@@ -9,6 +9,7 @@ import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
 import { handleChat } from "./routes/chat.ts"
+import { consoleAsset, consoleIndex, isConsolePath } from "./routes/console.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
 import { ActiveRuns, ServerShuttingDown } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
@@ -23,6 +24,8 @@ export type AppOptions = {
   now?: () => number
   /** The runtime the routes run on; built from the config when not given (tests, library). */
   runtime?: Runtime
+  /** Serve the web console at `/` (default `server.console`; `serve --no-console` turns it off). */
+  console?: boolean
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -63,6 +66,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   }
   queueMicrotask(ready)
   const requests = new WeakMap<Request, RequestInfo>()
+  const consoleOn = options.console ?? config.server.console
 
   const chatDeps = {
     runtime,
@@ -98,7 +102,9 @@ export function createApp(config: Config, options: AppOptions = {}) {
         // Draining (SIGTERM): only the probes still answer; the rest is a 503 that closes the
         // connection, so keep-alive clients reconnect to another instance.
         if (runs.closing && !OPEN_PATHS.has(path)) throw new ServerShuttingDown()
-        if (!OPEN_PATHS.has(path)) authenticate(request.headers, config.server.authToken)
+        // The console page needs no token: it asks for one when the API answers 401 (CONTRACT §9).
+        if (!OPEN_PATHS.has(path) && !(consoleOn && isConsolePath(path)))
+          authenticate(request.headers, config.server.authToken)
       })
       // Every body is read as JSON under the byte cap, whatever its Content-Type says.
       .onParse(async ({ request }) => {
@@ -151,10 +157,20 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // No Elysia body schema: it would coerce (a string becomes a list of its characters).
       // parseChatRequest is the one type check, before any semantic one.
       .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
+      .use(consoleRoutes(consoleOn))
   )
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** `GET /` and its assets (CONTRACT §9); nothing at all when the console is off, so `/` is a 404. */
+function consoleRoutes(on: boolean) {
+  const routes = new Elysia({ name: "console" })
+  if (!on) return routes
+  return routes
+    .get("/", () => consoleIndex())
+    .get("/console/:file", ({ params }) => consoleAsset(params.file))
+}
 
 /** A probe's answer during a drain closes its connection: the next one should find another instance. */
 function closingWhenDraining(response: Response, runs: ActiveRuns): Response {

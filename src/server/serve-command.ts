@@ -34,6 +34,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
       ...(host !== undefined ? { host } : {}),
       ...(port !== undefined ? { port } : {}),
       insecure: flag(args, "insecure"),
+      ...(flag(args, "no-console") ? { console: false } : {}),
     })
   } catch (error) {
     // A port in use is a runtime failure (CONTRACT §2: exit 1), told in one line that names the

@@ -23,6 +23,8 @@ export type StartOptions = {
    * by the grace period): long enough for a load balancer's probe to see `/readyz` 503.
    */
   drainMs?: number
+  /** Serve the web console at `/` (default `server.console`). */
+  console?: boolean
   /** Milliseconds of lame duck before a drain refuses anything; default `server.drain_delay`. */
   drainDelayMs?: number
 }
@@ -82,6 +84,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     runs,
     metrics: new ServerMetrics(),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
+    ...(options.console !== undefined ? { console: options.console } : {}),
   })
   const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
   const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)

@@ -1,0 +1,50 @@
+import { readSse, type SseEvent } from "./sse.ts"
+
+/**
+ * The console is a client of the HTTP API like any other (CONTRACT §5). The token lives in
+ * sessionStorage only: it dies with the tab and is never written to disk by the page.
+ */
+const TOKEN_KEY = "dupin.token"
+
+/** The API answered 401: the page asks for a token, then retries. */
+export class Unauthorized extends Error {}
+
+export function saveToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token)
+}
+
+function headers(): Record<string, string> {
+  const token = sessionStorage.getItem(TOKEN_KEY)
+  return { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }
+}
+
+export async function fetchModels(): Promise<string[]> {
+  const res = await fetch("/api/model", { headers: headers() })
+  if (res.status === 401) throw new Unauthorized()
+  if (!res.ok) return []
+  const body = (await res.json()) as { model_name?: unknown }
+  return Array.isArray(body.model_name) ? body.model_name.filter((m) => typeof m === "string") : []
+}
+
+/**
+ * Posts a chat request with `stream: true` and yields its events. A refusal before the stream
+ * opens (400, 413, 502…) comes back as the same `error` event the stream would carry.
+ */
+export async function* chat(body: Record<string, unknown>, signal: AbortSignal): AsyncGenerator<SseEvent> {
+  const res = await fetch("/api/chat", {
+    method: "POST",
+    headers: headers(),
+    body: JSON.stringify({ ...body, stream: true, stream_text: true }),
+    signal,
+  })
+  if (res.status === 401) throw new Unauthorized()
+  if (!res.ok || !res.body) {
+    const detail = (await res.json().catch(() => ({}))) as { detail?: string; error_code?: number }
+    yield {
+      event: "error",
+      data: { msg: detail.detail ?? `HTTP ${res.status}`, error_code: detail.error_code ?? res.status },
+    }
+    return
+  }
+  yield* readSse(res.body)
+}

@@ -1,0 +1,169 @@
+/**
+ * The web console (issue 22, CONTRACT §9) in headless chromium against a real `dupin serve` and a
+ * fake provider: elements are found by the accessible names the contract fixes. One browser for
+ * the file; each test opens its own context (own localStorage) unless it says otherwise.
+ */
+import { expect, test } from "bun:test"
+import type { Page } from "playwright-core"
+import { fileFixture, NAP_SECONDS } from "../support/console-fixture.ts"
+import type { RecordedRequest } from "../support/fake-provider.ts"
+import { waitFor } from "../support/wait.ts"
+
+const { suite, fixture } = fileFixture()
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.getByRole("textbox", { name: "Question" }).fill(question)
+  await page.getByRole("button", { name: "Send" }).click()
+}
+
+function conversation(page: Page) {
+  return page.getByRole("region", { name: "Conversation" })
+}
+
+/** The text of every message the provider last received, to see what the model was told. */
+function lastMessages(request: RecordedRequest | undefined): string {
+  return JSON.stringify(request?.body?.messages ?? [])
+}
+
+suite("web console", () => {
+  test("loads with the contract's controls, headers that forbid inline script and framing, and the model list", async () => {
+    const c = fixture()
+    const res = await fetch(`${c.url}/`)
+    expect(res.status).toBe(200)
+    const csp = res.headers.get("content-security-policy") ?? ""
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(csp).not.toContain("unsafe-inline")
+    expect(csp).not.toMatch(/https?:/)
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer")
+    const page = await c.open()
+    await expect(page.getByRole("textbox", { name: "Question" }).isVisible()).resolves.toBe(true)
+    await expect(page.getByRole("button", { name: "Send" }).isVisible()).resolves.toBe(true)
+    await expect(page.getByRole("button", { name: "New conversation" }).isVisible()).resolves.toBe(true)
+    await expect(conversation(page).isVisible()).resolves.toBe(true)
+    const model = page.getByRole("combobox", { name: "Model" })
+    await waitFor(async () => (await model.locator("option").allTextContents()).includes("openai/gpt-4o"))
+  }, 30_000)
+
+  test("the answer streams in as the model writes it, and Esc stops a request", async () => {
+    const c = fixture()
+    const gate = Promise.withResolvers<void>()
+    c.fake.script({
+      content: "Checking **first** then the rest arrives",
+      hangAfterChunks: 2,
+      resumeWhen: gate.promise,
+    })
+    const page = await c.open()
+    await ask(page, "why is the pod crashing?")
+    const region = conversation(page)
+    await waitFor(async () => (await region.textContent())?.includes("Checking") === true)
+    expect(await region.textContent()).not.toContain("arrives")
+    gate.resolve()
+    await waitFor(async () => (await region.textContent())?.includes("the rest arrives") === true)
+    // Markdown rendered: the bold is an element, not asterisks.
+    expect(await region.locator("strong", { hasText: "first" }).count()).toBe(1)
+
+    c.fake.script({ content: "never finished answer", hangAfterChunks: 1 })
+    await ask(page, "and then?")
+    await waitFor(async () => (await region.textContent())?.includes("never") === true)
+    await page.keyboard.press("Escape")
+    await waitFor(async () => (await region.textContent())?.includes("Stopped.") === true)
+    await expect(page.getByRole("button", { name: "Send" }).isVisible()).resolves.toBe(true)
+  }, 30_000)
+
+  test("a tool call is a card named by the tool with its arguments, status and output; reload keeps the conversation", async () => {
+    const c = fixture()
+    c.fake.script(
+      { toolCalls: [{ id: "call_note", name: "note", arguments: { text: "disk-is-full" } }] },
+      { content: "The disk is full." },
+    )
+    const page = await c.open()
+    await ask(page, "check the node")
+    const card = page.getByRole("article", { name: "note" })
+    await waitFor(async () => (await card.textContent())?.includes("done") === true)
+    expect(await card.textContent()).toContain('"text": "disk-is-full"')
+    await card.getByText(/^Output/).click()
+    await waitFor(
+      async () => (await card.locator("pre").last().textContent())?.includes("disk-is-full") === true,
+    )
+    await waitFor(
+      async () => (await conversation(page).textContent())?.includes("The disk is full.") === true,
+    )
+
+    await page.reload()
+    const region = conversation(page)
+    await waitFor(async () => (await region.textContent())?.includes("The disk is full.") === true)
+    expect(await region.textContent()).toContain("check the node")
+    expect(await page.getByRole("article", { name: "note" }).count()).toBe(1)
+
+    // A follow-up continues the same conversation: the provider sees the earlier exchange.
+    c.fake.script({ content: "Delete old logs." })
+    await ask(page, "what now?")
+    await waitFor(async () => (await region.textContent())?.includes("Delete old logs.") === true)
+    const sent = lastMessages(c.fake.requests.at(-1))
+    expect(sent).toContain("check the node")
+    expect(sent).toContain("disk-is-full")
+  }, 30_000)
+
+  test("an approved call runs; a denied one does not, and the model gets the feedback", async () => {
+    const c = fixture()
+    c.fake.script(
+      { toolCalls: [{ id: "call_web", name: "restart", arguments: { service: "web" } }] },
+      { content: "Restarted web." },
+    )
+    const page = await c.open()
+    await ask(page, "restart web")
+    const card = page.getByRole("article", { name: "restart" })
+    await card.getByRole("button", { name: "Approve" }).waitFor()
+    expect(await card.textContent()).toContain('"service": "web"')
+    await card.getByRole("button", { name: "Approve" }).click()
+    await waitFor(async () => (await conversation(page).textContent())?.includes("Restarted web.") === true)
+    // The command's own output is the proof it ran: the model was told it, and the card shows it.
+    expect(lastMessages(c.fake.requests.at(-1))).toContain("restarted web")
+    await card.getByText(/^Output/).click()
+    expect(await card.locator(".output pre").textContent()).toContain("restarted web")
+
+    let told = ""
+    c.fake.script(
+      { toolCalls: [{ id: "call_db", name: "restart", arguments: { service: "db" } }] },
+      (request) => {
+        told = lastMessages(request)
+        return { content: "Understood, not restarting db." }
+      },
+    )
+    await page.getByRole("button", { name: "New conversation" }).click()
+    await ask(page, "restart db")
+    const dbCard = page.getByRole("article", { name: "restart" })
+    await dbCard.getByRole("textbox", { name: "Feedback" }).fill("not during business hours")
+    await dbCard.getByRole("button", { name: "Deny" }).click()
+    await waitFor(
+      async () => (await conversation(page).textContent())?.includes("not restarting db") === true,
+    )
+    expect(told).toContain("denied by the user")
+    expect(told).toContain("not during business hours")
+    expect(told).not.toContain("restarted db")
+  }, 30_000)
+
+  test("Stop mid-tool ends the request and leaves no tool process", async () => {
+    const c = fixture()
+    c.fake.script({ toolCalls: [{ id: "call_nap", name: "nap", arguments: {} }] }, { content: "unused" })
+    const page = await c.open()
+    await ask(page, "wait a bit")
+    const card = page.getByRole("article", { name: "nap" })
+    await waitFor(async () => (await card.textContent())?.includes("running") === true)
+    await waitFor(() => napProcesses().length > 0, { what: "the nap tool to start" })
+    await page.getByRole("button", { name: "Stop" }).click()
+    await waitFor(async () => (await card.textContent())?.includes("stopped") === true)
+    await waitFor(() => napProcesses().length === 0, { what: "the nap tool to be killed" })
+  }, 30_000)
+})
+
+/** Live processes running the nap tool's sleep (its argument is unique to this fixture). */
+function napProcesses(): string[] {
+  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="])
+  return ps.stdout
+    .toString()
+    .split("\n")
+    .filter((line) => line.includes(`sleep ${NAP_SECONDS}`) && !/^\s*\d+\s+Z/.test(line))
+}
