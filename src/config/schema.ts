@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox"
+import { AlertsSchema, StoreSchema } from "./alerts.ts"
 import { SecuritySchema } from "./security.ts"
 
 const Str = Type.String()
@@ -58,6 +59,8 @@ export const ServerSchema = Type.Object(
     approval_ttl: Type.Optional(PositiveInt),
     max_body_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     header_timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
+    /** Links back to dupin in delivered findings (CONTRACT §10). */
+    public_url: Type.Optional(NullableStr),
   },
   { additionalProperties: false },
 )
@@ -82,6 +85,8 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(LimitsSchema),
     server: Type.Optional(ServerSchema),
     security: Type.Optional(SecuritySchema),
+    alerts: Type.Optional(AlertsSchema),
+    store: Type.Optional(StoreSchema),
   },
   { additionalProperties: false },
 )

@@ -19,6 +19,8 @@ export type ServerSettings = {
   maxBodyBytes: number
   /** Seconds a request's header block may take to arrive; 0 turns the header guard off. */
   headerTimeout: number
+  /** Base URL for links back to dupin in delivered findings; undefined when unset. */
+  publicUrl: string | undefined
 }
 
 /** Model calls one run may make (config `max_steps`); the agent loop's default too. */
@@ -92,6 +94,7 @@ type RawServer = {
   approval_ttl?: number | undefined
   max_body_bytes?: number | undefined
   header_timeout?: number | undefined
+  public_url?: string | null | undefined
 }
 
 /**
@@ -118,6 +121,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
     headerTimeout: raw.header_timeout ?? 10,
+    publicUrl: raw.public_url?.replace(/\/+$/, "") || undefined,
   }
 }
 
