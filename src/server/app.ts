@@ -1,4 +1,5 @@
 import { Elysia } from "elysia"
+import type { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
@@ -7,6 +8,7 @@ import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
+import { alertRoutes } from "./routes/alerts.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
 import { ActiveRuns, ServerShuttingDown } from "./runs.ts"
@@ -20,6 +22,8 @@ export type AppOptions = {
   pingIntervalMs?: number
   /** Clock for approval signatures (tests of expiry). */
   now?: () => number
+  /** Alert investigations (CONTRACT §10), when `alerts.enabled`. */
+  alerts?: AlertService
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -36,6 +40,8 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/info", ["GET"]],
   ["/metrics", ["GET"]],
   ["/api/chat", ["POST"]],
+  ["/api/alerts/alertmanager", ["POST"]],
+  ["/api/investigations", ["GET"]],
 ])
 
 /**
@@ -136,7 +142,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
       .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
       .get("/api/model", () => ({ model_name: config.modelNames() }))
-      .get("/api/info", () => info(config, ready()))
+      .get("/api/info", async () => ({
+        ...info(config, ready()),
+        ...(options.alerts ? { alerts: await options.alerts.info() } : {}),
+      }))
       .get(
         "/metrics",
         () =>
@@ -147,6 +156,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // No Elysia body schema: it would coerce (a string becomes a list of its characters).
       // parseChatRequest is the one type check, before any semantic one.
       .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
+      .use(options.alerts ? alertRoutes(options.alerts) : new Elysia())
   )
 }
 

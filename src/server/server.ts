@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
@@ -63,9 +64,12 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   // Built now so a broken toolset file stops the start instead of failing every request.
   toolExecutorFor(config)
   const runs = new ActiveRuns()
+  const metrics = new ServerMetrics()
+  const alerts = config.alerts.enabled ? new AlertService(config, metrics.registry) : undefined
   const app = createApp(config, {
     runs,
-    metrics: new ServerMetrics(),
+    metrics,
+    ...(alerts ? { alerts } : {}),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
   })
   const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
@@ -85,7 +89,8 @@ export function startServer(config: Config, options: StartOptions = {}): Running
         const started = performance.now()
         // Marks the runs closing at once (app.ts answers 503 from then on); the listener stays
         // open, so probes and clients get that answer instead of a refused or reset connection.
-        await runs.drain(graceMs)
+        // Investigations get the same grace as chats, then go back to the queue (CONTRACT §10).
+        await Promise.all([runs.drain(graceMs), alerts?.shutdown(graceMs)])
         const open = Math.min(graceMs, drainMs) - (performance.now() - started)
         if (open > 0) await Bun.sleep(open)
         const closed = listener.stopAccepting()
