@@ -47,7 +47,7 @@ test("a firing alert becomes an investigation that calls a real tool and stores 
   expect((done.tool_calls as Array<{ tool_name: string }>)[0]?.tool_name).toBe("check_disk")
   // The prompt carries the labels and annotations verbatim.
   const first = h.fake.requests.find((r) => r.path.endsWith("/chat/completions"))
-  const user = (first?.body?.messages as Array<{ role: string; content: string }>).find(
+  const user = ((first?.body?.messages ?? []) as Array<{ role: string; content: string }>).find(
     (m) => m.role === "user",
   )
   expect(user?.content).toContain("instance: host-0")
@@ -84,7 +84,7 @@ test("calls that need approval are refused and the model is told; nothing runs",
   const done = await waitForStatus(h, investigations[0]!.id, ["done", "failed"])
   expect(done.status).toBe("done")
   const second = h.fake.requests.filter((r) => r.path.endsWith("/chat/completions"))[1]
-  const toolMessage = (second?.body?.messages as Array<{ role: string; content: string }>).find(
+  const toolMessage = ((second?.body?.messages ?? []) as Array<{ role: string; content: string }>).find(
     (m) => m.role === "tool",
   )
   expect(toolMessage?.content).toContain("approval")

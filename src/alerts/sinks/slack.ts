@@ -46,13 +46,16 @@ export function slackMessage(
     {
       type: "section",
       fields: [
-        { type: "mrkdwn", text: `*Severity*\n${clip(escape(severity), 200)}` },
+        { type: "mrkdwn", text: `*Severity*\n${clip(mrkdwnEscape(severity), 200)}` },
         { type: "mrkdwn", text: `*Status*\n${investigation.status}` },
       ],
     },
-    { type: "section", text: { type: "mrkdwn", text: clip(`*Summary*\n${escape(summary)}`, SUMMARY_CHARS) } },
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: clip(`*Summary*\n${mrkdwnEscape(summary)}`, SUMMARY_CHARS) },
+    },
     { type: "divider" },
-    { type: "section", text: { type: "mrkdwn", text: clip(escape(analysis), SECTION_CHARS) } },
+    { type: "section", text: { type: "mrkdwn", text: clip(mrkdwnEscape(analysis), SECTION_CHARS) } },
   ]
   if (link) {
     blocks.push({
@@ -64,7 +67,7 @@ export function slackMessage(
 }
 
 /** Slack's mrkdwn treats `<`, `>` and `&` as control characters: model text must not make links. */
-function escape(text: string): string {
+function mrkdwnEscape(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
 }
 
