@@ -9,7 +9,13 @@ import { join } from "node:path"
 import type { AlertInput } from "../../src/store/investigation.ts"
 import { SqlInvestigationStore } from "../../src/store/sql-store.ts"
 import type { InvestigationStore } from "../../src/store/store.ts"
-import { POSTGRES_MISSING, type PostgresServer, postgresBin, startPostgres } from "../support/postgres.ts"
+import {
+  createDatabase,
+  POSTGRES_MISSING,
+  type PostgresServer,
+  postgresBin,
+  startPostgres,
+} from "../support/postgres.ts"
 
 export function alert(fingerprint: string, labels: Record<string, string> = {}): AlertInput {
   return {
@@ -38,14 +44,7 @@ afterAll(async () => {
 
 /** A fresh database per test, so tests never see each other's rows. */
 async function freshPostgres(): Promise<SqlInvestigationStore> {
-  const admin = SqlInvestigationStore.postgres(pg!.url, 1)
-  const name = `t${++pgDb}`
-  const { SQL } = await import("bun")
-  const sql = new SQL(pg!.url)
-  await sql.unsafe(`CREATE DATABASE ${name}`)
-  await sql.close()
-  await admin.close()
-  return SqlInvestigationStore.postgres(pg!.url.replace(/\/postgres$/, `/${name}`))
+  return SqlInvestigationStore.postgres(await createDatabase(pg!, `t${++pgDb}`))
 }
 
 const engines: Array<[string, () => Promise<InvestigationStore>]> = [

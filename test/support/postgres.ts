@@ -88,3 +88,15 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   }
   return { url: `postgres://dupin@127.0.0.1:${port}/postgres`, stop }
 }
+
+/** A new empty database on `server`; returns its URL. */
+export async function createDatabase(server: PostgresServer, name: string): Promise<string> {
+  const { SQL } = await import("bun")
+  const sql = new SQL(server.url)
+  try {
+    await sql.unsafe(`CREATE DATABASE ${name}`)
+  } finally {
+    await sql.close()
+  }
+  return server.url.replace(/\/postgres$/, `/${name}`)
+}
