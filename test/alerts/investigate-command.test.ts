@@ -30,7 +30,7 @@ test("dupin investigate FILE: ask's progress lines on stderr, the analysis on st
   expect(result.stderr).toContain("check_disk")
   expect(result.stdout).toContain("The disk of db-1 is full.")
   expect(result.code).toBe(0)
-  const user = (fake.requests[0]?.body?.messages as Array<{ role: string; content: string }>).find(
+  const user = ((fake.requests[0]?.body?.messages ?? []) as Array<{ role: string; content: string }>).find(
     (m) => m.role === "user",
   )
   expect(user?.content).toContain("instance: db-1")
