@@ -3,28 +3,16 @@
  * investigated exactly once, and work held by a replica that died is taken over once its lease
  * expires.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { afterAll, expect, test } from "bun:test"
 import { SqlInvestigationStore } from "../../src/store/sql-store.ts"
-import {
-  createDatabase,
-  POSTGRES_MISSING,
-  type PostgresServer,
-  postgresBin,
-  startPostgres,
-} from "../support/postgres.ts"
+import { postgresForThisFile } from "../support/postgres.ts"
 import { waitFor } from "../support/wait.ts"
 import { type AlertHarness, alertmanagerBody, startAlertHarness } from "./support.ts"
 
-let pg: PostgresServer | undefined
+const pg = postgresForThisFile()
 const harnesses: AlertHarness[] = []
-beforeAll(async () => {
-  const bin = postgresBin()
-  if (!bin) throw new Error(POSTGRES_MISSING)
-  pg = await startPostgres(bin)
-}, 60_000)
 afterAll(async () => {
   for (const h of harnesses) await h.stop()
-  await pg?.stop()
 })
 
 /** A replica: its own server, store connection pool and worker; the investigation counts per fingerprint. */
@@ -51,7 +39,7 @@ async function replica(
 }
 
 test("two replicas sharing a queue: 60 alerts posted to both, each investigated exactly once", async () => {
-  const url = await createDatabase(pg!, "replicas")
+  const url = await pg.database("replicas")
   const runs = new Map<string, string[]>()
   const a = await replica(url, "replica-a", runs)
   const b = await replica(url, "replica-b", runs)
@@ -86,7 +74,7 @@ test("two replicas sharing a queue: 60 alerts posted to both, each investigated 
 }, 90_000)
 
 test("a replica that dies mid-investigation: another takes it over when the lease expires", async () => {
-  const url = await createDatabase(pg!, "takeover")
+  const url = await pg.database("takeover")
   // The dead replica: it claimed the investigation with a 1.5 s lease, then stopped renewing.
   const dead = SqlInvestigationStore.postgres(url, 2)
   await dead.migrate()

@@ -2,20 +2,14 @@
  * The same store tests against both engines: SQLite in a temp file, PostgreSQL on a real server
  * started for this file (initdb + pg_ctl on a private port).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AlertInput } from "../../src/store/investigation.ts"
 import { SqlInvestigationStore } from "../../src/store/sql-store.ts"
 import type { InvestigationStore } from "../../src/store/store.ts"
-import {
-  createDatabase,
-  POSTGRES_MISSING,
-  type PostgresServer,
-  postgresBin,
-  startPostgres,
-} from "../support/postgres.ts"
+import { postgresForThisFile } from "../support/postgres.ts"
 
 export function alert(fingerprint: string, labels: Record<string, string> = {}): AlertInput {
   return {
@@ -31,20 +25,12 @@ export function alert(fingerprint: string, labels: Record<string, string> = {}):
 
 const OPTS = { dedupeWindow: 3600, maxQueued: 100 }
 
-let pg: PostgresServer | undefined
+const pg = postgresForThisFile()
 let pgDb = 0
-beforeAll(async () => {
-  const bin = postgresBin()
-  if (!bin) throw new Error(POSTGRES_MISSING)
-  pg = await startPostgres(bin)
-}, 60_000)
-afterAll(async () => {
-  await pg?.stop()
-})
 
 /** A fresh database per test, so tests never see each other's rows. */
 async function freshPostgres(): Promise<SqlInvestigationStore> {
-  return SqlInvestigationStore.postgres(await createDatabase(pg!, `t${++pgDb}`))
+  return SqlInvestigationStore.postgres(await pg.database(`t${++pgDb}`))
 }
 
 const engines: Array<[string, () => Promise<InvestigationStore>]> = [

@@ -3,6 +3,7 @@
  * port with a temp data dir, removed again by `stop()`. PostgreSQL refuses to run as root, so as
  * root the server runs as the `postgres` user (created by the Debian package) or `nobody`.
  */
+import { afterAll, beforeAll } from "bun:test"
 import { chownSync, mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { freePort } from "../toolset/prometheus/server.ts"
@@ -99,4 +100,26 @@ export async function createDatabase(server: PostgresServer, name: string): Prom
     await sql.close()
   }
   return server.url.replace(/\/postgres$/, `/${name}`)
+}
+
+/**
+ * A PostgreSQL server for the calling test file: started before its first test, stopped after
+ * its last. `database(name)` makes an empty database on it and returns its URL.
+ */
+export function postgresForThisFile(): { database: (name: string) => Promise<string> } {
+  let server: PostgresServer | undefined
+  beforeAll(async () => {
+    const bin = postgresBin()
+    if (!bin) throw new Error(POSTGRES_MISSING)
+    server = await startPostgres(bin)
+  }, 60_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+  return {
+    database: (name) => {
+      if (!server) throw new Error("PostgreSQL did not start")
+      return createDatabase(server, name)
+    },
+  }
 }
