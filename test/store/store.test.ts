@@ -53,7 +53,7 @@ describe.each(engines)("%s store", (_name, open) => {
     await s.migrate()
     expect((await s.enqueue(alert("a"), OPTS)).kind).toBe("created")
     await s.close()
-  })
+  }, 30_000)
 
   test("a fingerprint seen within the window is deduplicated to the first investigation", async () => {
     const s = await store()
@@ -66,7 +66,7 @@ describe.each(engines)("%s store", (_name, open) => {
     const later = await s.enqueue(alert("fp1"), { ...OPTS, now: 1_000_000 + 3600_000 })
     expect(later.kind).toBe("created")
     await s.close()
-  })
+  }, 30_000)
 
   test("beyond max_queued waiting, intake is refused; a duplicate is still matched", async () => {
     const s = await store()
@@ -76,7 +76,7 @@ describe.each(engines)("%s store", (_name, open) => {
     expect((await s.enqueue(alert("q3"), o)).kind).toBe("full")
     expect((await s.enqueue(alert("q1"), o)).kind).toBe("deduplicated")
     await s.close()
-  })
+  }, 30_000)
 
   test("queued → running → done, oldest first, with the record kept", async () => {
     const s = await store()
@@ -97,7 +97,7 @@ describe.each(engines)("%s store", (_name, open) => {
     expect(listed.map((i) => i.fingerprint)).toEqual(["o2", "o1"])
     expect((await s.list({ status: "done", limit: 10 })).map((i) => i.fingerprint)).toEqual(["o1"])
     await s.close()
-  })
+  }, 30_000)
 
   test("a lease that expires is taken over; the old owner can neither renew nor finish", async () => {
     const s = await store()
@@ -114,7 +114,7 @@ describe.each(engines)("%s store", (_name, open) => {
     expect(await s.finish(b!.id, "replica-b", { status: "failed", error: "boom" })).toBe(true)
     expect((await s.get(a!.id))?.error).toBe("boom")
     await s.close()
-  })
+  }, 30_000)
 
   test("release and requeueAllRunning put running work back in the queue", async () => {
     const s = await store()
@@ -127,7 +127,7 @@ describe.each(engines)("%s store", (_name, open) => {
     expect(await s.requeueAllRunning()).toBe(1)
     expect((await s.counts()).queued).toBe(2)
     await s.close()
-  })
+  }, 30_000)
 
   test("deliveries are stored with the record", async () => {
     const s = await store()
@@ -144,7 +144,7 @@ describe.each(engines)("%s store", (_name, open) => {
     await s.setDeliveries(created.investigation.id, [delivery])
     expect((await s.get(created.investigation.id))?.deliveries).toEqual([delivery])
     await s.close()
-  })
+  }, 30_000)
 
   test("200 concurrent intakes of 20 fingerprints create exactly 20 investigations", async () => {
     const s = await store()
@@ -156,5 +156,5 @@ describe.each(engines)("%s store", (_name, open) => {
     expect(outcomes.filter((o) => o.kind === "created")).toHaveLength(20)
     expect(outcomes.filter((o) => o.kind === "deduplicated")).toHaveLength(180)
     await s.close()
-  })
+  }, 30_000)
 })

@@ -79,7 +79,7 @@ async function storeOr503(service: AlertService): Promise<Response | undefined> 
     return jsonResponse(
       503,
       {
-        detail: `The investigation store is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `Alert investigations are unavailable: ${error instanceof Error ? error.message : String(error)}`,
         error_code: 5030,
       },
       { "retry-after": "30" },
