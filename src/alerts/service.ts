@@ -14,7 +14,7 @@ import type { InvestigationStore, ListOptions } from "../store/store.ts"
 import { DEFAULT_INVESTIGATION_TIMEOUT_MS, investigate, investigationEngine } from "./investigate.ts"
 import { AlertMetrics } from "./metrics.ts"
 import { InvestigationQueue, type RunOutcome } from "./queue.ts"
-import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, deliver } from "./sinks/deliver.ts"
+import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, deliver, undelivered } from "./sinks/deliver.ts"
 import type { Sink } from "./sinks/sink.ts"
 import { slackSink } from "./sinks/slack.ts"
 import { webhookSink } from "./sinks/webhook.ts"
@@ -40,6 +40,8 @@ export type IntakeItem = {
 export type IntakeResult = { refused: number; investigations: IntakeItem[] }
 
 export const DEFAULT_LEASE_MS = 30_000
+const RESUME_WINDOW_MS = 24 * 3600_000
+const RESUME_AFTER_MS = 60_000
 
 export class AlertService {
   readonly metrics: AlertMetrics
@@ -106,6 +108,7 @@ export class AlertService {
       },
     })
     queue.start()
+    void this.#resumeDeliveries(store)
     log.info("alert investigations ready", {
       store: store.engine,
       max_concurrent: config.alerts.maxConcurrent,
@@ -198,6 +201,26 @@ export class AlertService {
     this.#stopDeliveries.abort()
     await Promise.race([Promise.all(this.#deliveries), Bun.sleep(2_000)])
     await started.store.close().catch(() => undefined)
+  }
+
+  /**
+   * Deliveries a crash or restart cut short (findings must not be lost on the way out either):
+   * those of the last day still owed attempts. On a shared store, only those finished over a
+   * minute ago, so a replica that is delivering right now is not doubled.
+   */
+  async #resumeDeliveries(store: InvestigationStore): Promise<void> {
+    if (this.#sinks.length === 0) return
+    const policy = this.#options.delivery ?? DEFAULT_DELIVERY_POLICY
+    const now = Date.now()
+    const before = store.engine === "sqlite" ? now : now - RESUME_AFTER_MS
+    try {
+      const finished = await store.finishedBetween(now - RESUME_WINDOW_MS, before, 500)
+      const owed = finished.filter((i) => undelivered(i, this.#sinks, policy))
+      if (owed.length > 0) log.info("resuming deliveries cut short by a restart", { count: owed.length })
+      for (const investigation of owed) this.#deliver(store, investigation.id)
+    } catch (error) {
+      log.warn("could not look for deliveries to resume", { error: errorMessage(error) })
+    }
   }
 
   #deliver(store: InvestigationStore, id: string): void {

@@ -155,6 +155,15 @@ export class SqlInvestigationStore implements InvestigationStore {
     await this.#sql`UPDATE investigations SET deliveries = ${JSON.stringify(deliveries)} WHERE id = ${id}`
   }
 
+  async finishedBetween(since: number, before: number, limit: number): Promise<Investigation[]> {
+    const columns = this.#sql.unsafe(SUMMARY)
+    const rows: Row[] = await this.#sql`
+      SELECT ${columns} FROM investigations
+      WHERE status IN ('done', 'failed') AND finished_at >= ${since} AND finished_at < ${before}
+      ORDER BY finished_at LIMIT ${limit}`
+    return rows.map(fromRow)
+  }
+
   async get(id: string): Promise<Investigation | undefined> {
     const rows: Row[] = await this.#sql`SELECT * FROM investigations WHERE id = ${id}`
     const row = rows[0]

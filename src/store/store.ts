@@ -54,6 +54,8 @@ export interface InvestigationStore {
   /** Puts every running one back (SQLite at start: the file has one process, so they were a crash's). */
   requeueAllRunning(): Promise<number>
   setDeliveries(id: string, deliveries: Delivery[]): Promise<void>
+  /** Done or failed investigations that finished between `since` and `before` (ms), oldest first. */
+  finishedBetween(since: number, before: number, limit: number): Promise<Investigation[]>
   get(id: string): Promise<Investigation | undefined>
   list(options: ListOptions): Promise<Investigation[]>
   counts(): Promise<Record<InvestigationStatus, number>>

@@ -7,7 +7,7 @@ let h: AlertHarness | undefined
 afterEach(async () => {
   await h?.stop()
   h = undefined
-}, 30_000)
+}, 60_000)
 
 test("a firing alert becomes an investigation that calls a real tool and stores the analysis", async () => {
   h = await startAlertHarness()
@@ -53,7 +53,7 @@ test("a firing alert becomes an investigation that calls a real tool and stores 
   expect(user?.content).toContain("instance: host-0")
   expect(user?.content).toContain("description: / is 98% full")
   expect(user?.content).toContain("Generator URL: http://prometheus:9090/graph?g0.expr=disk")
-}, 30_000)
+}, 60_000)
 
 test("a repeated fingerprint is deduplicated; a resolved alert starts nothing", async () => {
   h = await startAlertHarness()
@@ -71,7 +71,7 @@ test("a repeated fingerprint is deduplicated; a resolved alert starts nothing", 
   ])
   const list = (await (await h.get("/api/investigations")).json()) as { investigations: unknown[] }
   expect(list.investigations).toHaveLength(1)
-}, 30_000)
+}, 60_000)
 
 test("calls that need approval are refused and the model is told; nothing runs", async () => {
   h = await startAlertHarness()
@@ -89,7 +89,7 @@ test("calls that need approval are refused and the model is told; nothing runs",
   )
   expect(toolMessage?.content).toContain("approval")
   expect(() => readFileSync(join(h!.dir, "restarted.txt"))).toThrow()
-}, 30_000)
+}, 60_000)
 
 test("bad bodies get 422 with the field; unknown fields are ignored; huge values are capped", async () => {
   h = await startAlertHarness()
@@ -123,7 +123,7 @@ test("bad bodies get 422 with the field; unknown fields are ignored; huge values
   }
   expect(record.alert.labels.big!.length).toBeLessThan(4200)
   expect(record.alert.annotations.summary).toContain("[truncated")
-}, 30_000)
+}, 60_000)
 
 test("the API's auth applies: no token, 401", async () => {
   h = await startAlertHarness({ server: { auth_token: "s3cret" } })
@@ -131,7 +131,7 @@ test("the API's auth applies: no token, 401", async () => {
   expect((await h.get("/api/investigations")).status).toBe(401)
   h.fake.script({ content: "ok" })
   expect((await h.postAlerts(alertmanagerBody([{}]), { authorization: "Bearer s3cret" })).status).toBe(202)
-}, 30_000)
+}, 60_000)
 
 test("list: newest first, status filter, limit; bad filters are 422; unknown id is 404", async () => {
   h = await startAlertHarness({ alerts: { max_concurrent: 1 } })
@@ -156,4 +156,4 @@ test("list: newest first, status filter, limit; bad filters are 422; unknown id 
   const metrics = await (await h.get("/metrics")).text()
   expect(metrics).toContain('dupin_alerts_received_total{outcome="created"} 3')
   expect(metrics).toContain('dupin_investigation_duration_seconds_count{status="done"} 3')
-}, 30_000)
+}, 60_000)

@@ -68,7 +68,7 @@ test("an investigation past its wall-clock limit is stopped and marked failed, s
   const record = await waitForStatus(h, investigations[0]!.id, ["done", "failed"], 20_000)
   expect(record.status).toBe("failed")
   expect(String(record.error)).toContain("took longer than its 2 s limit")
-}, 30_000)
+}, 60_000)
 
 test("the step limit holds: max_steps model calls at most", async () => {
   h = await startAlertHarness({ maxSteps: 2 })
@@ -83,4 +83,4 @@ test("the step limit holds: max_steps model calls at most", async () => {
   const calls = h.fake.requests.filter((r) => r.path.endsWith("/chat/completions"))
   expect(calls).toHaveLength(2)
   expect(calls[1]?.body?.tool_choice).toBe("none")
-}, 30_000)
+}, 60_000)

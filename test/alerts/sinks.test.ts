@@ -4,6 +4,9 @@
  * that never answers. A failing or hanging sink never holds up the queue.
  */
 import { afterEach, expect, test } from "bun:test"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { waitFor } from "../support/wait.ts"
 import { type AlertHarness, alertmanagerBody, startAlertHarness, waitForStatus } from "./support.ts"
 
@@ -115,7 +118,7 @@ test("webhook and Slack sinks get the findings; env headers expand; a link back 
   // Model text cannot ping a channel or forge a link: Slack's control characters are escaped.
   expect(text).toContain("&lt;@here&gt;")
   expect(text).toContain(`<https://dupin.example.internal/api/investigations/${id}|`)
-}, 30_000)
+}, 60_000)
 
 test("a sink answering 500 is retried with backoff, every attempt recorded; a hanging one times out; the queue goes on", async () => {
   const flaky = receiver((n) => (n < 3 ? 500 : 200))
@@ -163,3 +166,48 @@ test("a sink answering 500 is retried with backoff, every attempt recorded; a ha
   const metrics = await (await h.get("/metrics")).text()
   expect(metrics).toMatch(/dupin_sink_deliveries_total\{sink="webhook",outcome="failed"\} \d/)
 }, 40_000)
+
+test("a delivery cut short by a shutdown resumes on the next start, counting the earlier attempts", async () => {
+  const store = { path: join(mkdtempSync(join(tmpdir(), "dupin-resume-")), "dupin.db") }
+  const sinks = [{ type: "webhook" as const, url: "{{ env.HOOK_URL }}" }]
+  // First life: the receiver is down, and the retry waits longer than the server lives.
+  const first = await startAlertHarness(
+    { store, alerts: { sinks } },
+    { delivery: { attempts: 3, backoffMs: 60_000, timeoutMs: 1000 } },
+    { HOOK_URL: "http://127.0.0.1:9/down" },
+  )
+  first.fake.script({ content: "Findings that must not be lost." })
+  const { investigations } = (await (await first.postAlerts(alertmanagerBody([{}]))).json()) as {
+    investigations: Array<{ id: string }>
+  }
+  const id = investigations[0]!.id
+  await waitFor(
+    async () => {
+      const r = (await (await first.get(`/api/investigations/${id}`)).json()) as {
+        deliveries: Array<{ attempts: number }>
+      }
+      return r.deliveries[0]?.attempts === 1
+    },
+    { timeoutMs: 20_000, what: "the first failed attempt recorded" },
+  )
+  await first.stop()
+  // Second life: the receiver is up.
+  const hook = receiver(() => 200)
+  stops.push(hook.stop)
+  h = await startAlertHarness(
+    { store, alerts: { sinks } },
+    { delivery: { attempts: 3, backoffMs: 50, timeoutMs: 1000 } },
+    { HOOK_URL: `${hook.url}/up` },
+  )
+  const record = await waitFor(
+    async () => {
+      const r = (await (await h!.get(`/api/investigations/${id}`)).json()) as {
+        deliveries: Array<{ ok: boolean; attempts: number }>
+      }
+      return r.deliveries[0]?.ok ? r : undefined
+    },
+    { timeoutMs: 20_000, what: "the delivery resumed and made" },
+  )
+  expect(record.deliveries[0]).toMatchObject({ sink: "webhook", ok: true, attempts: 2, last_status: 200 })
+  expect(hook.received[0]?.body.analysis).toBe("Findings that must not be lost.")
+}, 60_000)

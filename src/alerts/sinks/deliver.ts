@@ -16,6 +16,18 @@ export type DeliveryPolicy = {
   timeoutMs: number
 }
 
+/** Whether a finished investigation still has deliveries to make (a restart cut them short). */
+export function undelivered(
+  investigation: Investigation,
+  sinks: readonly Sink[],
+  policy: DeliveryPolicy,
+): boolean {
+  return sinks.some((sink) => {
+    const delivery = investigation.deliveries.find((d) => d.sink === sink.name)
+    return !delivery || (!delivery.ok && delivery.attempts < policy.attempts)
+  })
+}
+
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = { attempts: 5, backoffMs: 2_000, timeoutMs: 10_000 }
 
 export async function deliver(
@@ -26,14 +38,18 @@ export async function deliver(
   onAttempt: (sink: Sink, ok: boolean) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const deliveries: Delivery[] = sinks.map((sink) => ({
-    sink: sink.name,
-    ok: false,
-    attempts: 0,
-    last_status: null,
-    last_error: null,
-    delivered_at: null,
-  }))
+  // Resumed after a restart: the attempts already recorded count, and a delivered sink is done.
+  const deliveries: Delivery[] = sinks.map(
+    (sink) =>
+      investigation.deliveries.find((d) => d.sink === sink.name) ?? {
+        sink: sink.name,
+        ok: false,
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        delivered_at: null,
+      },
+  )
   // Records are written one at a time, in order, so a slow write never overwrites a newer one.
   let writes = Promise.resolve()
   const save = () => {
@@ -47,7 +63,8 @@ export async function deliver(
   await Promise.all(
     sinks.map(async (sink, i) => {
       const delivery = deliveries[i] as Delivery
-      for (let attempt = 1; attempt <= policy.attempts && !signal.aborted; attempt++) {
+      if (delivery.ok) return
+      for (let attempt = delivery.attempts + 1; attempt <= policy.attempts && !signal.aborted; attempt++) {
         delivery.attempts = attempt
         try {
           const status = await sink.send(
