@@ -1,5 +1,20 @@
-import type { MetricsRegistry } from "../server/metrics.ts"
 import { INVESTIGATION_STATUSES, type InvestigationStatus } from "../store/investigation.ts"
+
+type Labels = Record<string, string>
+
+/**
+ * What this face needs of a metrics registry: the server's (`server/metrics.ts`) fits. Stated here
+ * so `alerts/` does not import `server/`, which imports `alerts/` (folders have no cycles).
+ */
+export type MetricsRegistryLike = {
+  counter(name: string, help: string): { inc(labels?: Labels, by?: number): void }
+  gauge(name: string, help: string): { add(by: number, labels?: Labels): void; get(labels?: Labels): number }
+  histogram(
+    name: string,
+    help: string,
+    buckets: readonly number[],
+  ): { observe(value: number, labels?: Labels): void }
+}
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800]
 const WAIT_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600]
@@ -13,7 +28,7 @@ export class AlertMetrics {
   readonly queueWait
   readonly deliveries
 
-  constructor(registry: MetricsRegistry) {
+  constructor(registry: MetricsRegistryLike) {
     this.alerts = registry.counter(
       "dupin_alerts_received_total",
       "Alerts received by outcome (created, deduplicated, refused, resolved).",

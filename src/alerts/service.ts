@@ -7,12 +7,11 @@ import { hostname } from "node:os"
 import type { Config } from "../config/config.ts"
 import { errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
-import type { MetricsRegistry } from "../server/metrics.ts"
 import type { AlertInput, Investigation, InvestigationStatus } from "../store/investigation.ts"
 import { openStore } from "../store/open.ts"
 import type { InvestigationStore, ListOptions } from "../store/store.ts"
 import { DEFAULT_INVESTIGATION_TIMEOUT_MS, investigate, investigationEngine } from "./investigate.ts"
-import { AlertMetrics } from "./metrics.ts"
+import { AlertMetrics, type MetricsRegistryLike } from "./metrics.ts"
 import { InvestigationQueue, type RunOutcome } from "./queue.ts"
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, deliver, undelivered } from "./sinks/deliver.ts"
 import type { Sink } from "./sinks/sink.ts"
@@ -53,7 +52,7 @@ export class AlertService {
   readonly #ready: Promise<{ store: InvestigationStore; queue: InvestigationQueue }>
   #failure: string | undefined
 
-  constructor(config: Config, registry: MetricsRegistry, options: AlertServiceOptions = {}) {
+  constructor(config: Config, registry: MetricsRegistryLike, options: AlertServiceOptions = {}) {
     this.#config = config
     this.#options = options
     this.metrics = new AlertMetrics(registry)
