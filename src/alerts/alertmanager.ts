@@ -53,7 +53,10 @@ export function parseAlertmanagerBody(body: unknown): AlertInput[] {
 export function parseAlertFile(value: unknown): AlertInput[] {
   if (isObject(value) && !Array.isArray(value.alerts) && isObject(value.labels)) {
     const errors: FieldError[] = []
-    const alert = readAlert({ status: "firing", ...value }, "", errors)
+    // amtool's JSON (API v2) carries `status` as an object ({state: "active"}): one alert given
+    // on its own is investigated as firing.
+    const status = value.status === "resolved" ? "resolved" : "firing"
+    const alert = readAlert({ ...value, status }, "", errors)
     if (!alert || errors.length > 0) throw notAlertmanager(errors)
     return [alert]
   }
