@@ -49,7 +49,9 @@ export class AlertService {
   readonly #sinks: Sink[]
   readonly #deliveries = new Set<Promise<void>>()
   readonly #stopDeliveries = new AbortController()
-  readonly #ready: Promise<{ store: InvestigationStore; queue: InvestigationQueue }>
+  readonly #started = Promise.withResolvers<{ store: InvestigationStore; queue: InvestigationQueue }>()
+  readonly #ready = this.#started.promise
+  #starting = false
   #failure: string | undefined
 
   constructor(config: Config, registry: MetricsRegistryLike, options: AlertServiceOptions = {}) {
@@ -57,13 +59,23 @@ export class AlertService {
     this.#options = options
     this.metrics = new AlertMetrics(registry)
     this.#sinks = sinksFor(config)
-    this.#ready = this.#start()
     this.#ready.catch((error: unknown) => {
       this.#failure = errorMessage(error)
       log.error("the investigation store could not be opened; alert intake answers 503", {
         error: this.#failure,
       })
     })
+  }
+
+  /**
+   * Opens the store and starts the worker. Called once the server holds its port: a second
+   * `dupin serve` that cannot bind must not touch the first one's SQLite store (at start, running
+   * investigations there are taken for a crash's and put back in the queue).
+   */
+  start(): void {
+    if (this.#starting) return
+    this.#starting = true
+    this.#start().then(this.#started.resolve, this.#started.reject)
   }
 
   /** Resolves once the store is open and the worker runs; rejects if the store cannot be opened. */
@@ -189,6 +201,7 @@ export class AlertService {
 
   /** SIGTERM: running investigations get `graceMs`, then go back to the queue; the store closes. */
   async shutdown(graceMs: number): Promise<void> {
+    if (!this.#starting) return
     let started: { store: InvestigationStore; queue: InvestigationQueue }
     try {
       started = await this.#ready

@@ -76,6 +76,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
+  alerts?.start()
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   let stopping: Promise<void> | undefined

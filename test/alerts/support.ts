@@ -66,6 +66,7 @@ export async function startAlertHarness(
   })
   const metrics = new ServerMetrics()
   const service = new AlertService(config, metrics.registry, { pollMs: 50, ...options })
+  service.start()
   await service.ready()
   const app = createApp(config, { metrics, alerts: service })
   app.listen({ hostname: "127.0.0.1", port: 0 })
@@ -127,7 +128,8 @@ export async function waitForStatus(
   h: AlertHarness,
   id: string,
   statuses: string[],
-  timeoutMs = 20_000,
+  // Generous: a run's first model call waits for the tokenizer and toolset checks, slow on a busy box.
+  timeoutMs = 45_000,
 ): Promise<Record<string, unknown>> {
   return await waitFor(
     async () => {
