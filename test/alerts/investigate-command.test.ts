@@ -34,7 +34,7 @@ test("dupin investigate FILE: ask's progress lines on stderr, the analysis on st
     (m) => m.role === "user",
   )
   expect(user?.content).toContain("instance: db-1")
-}, 60_000)
+}, 120_000)
 
 test("dupin investigate - --json: one alert on stdin, the record on stdout", async () => {
   fake.script({ content: "Looks fine." })
@@ -54,7 +54,7 @@ test("dupin investigate - --json: one alert on stdin, the record on stdout", asy
   expect((record.alert as { labels: Record<string, string> }).labels.alertname).toBe("Latency")
   expect(typeof record.fingerprint).toBe("string")
   expect(record.deliveries).toEqual([])
-}, 60_000)
+}, 120_000)
 
 test("dupin investigate: input that is not an alert is a usage error (exit 2)", async () => {
   const bad = await runCli(["investigate", "-"], { env: cliEnv(fake), stdin: '{"hello": 1}' })
@@ -64,4 +64,4 @@ test("dupin investigate: input that is not an alert is a usage error (exit 2)", 
   expect(notJson.code).toBe(2)
   const missing = await runCli(["investigate", "/no/such/file.json"], { env: cliEnv(fake) })
   expect(missing.code).toBe(2)
-}, 60_000)
+}, 120_000)
