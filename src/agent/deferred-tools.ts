@@ -1,4 +1,3 @@
-import { READ_TOOL_OUTPUT } from "../context/read-tool-output.ts"
 import { RequestError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolCall, ToolSchema } from "../llm/types.ts"

@@ -137,6 +137,40 @@ Examples:
 Exit codes: 0 the cases ran (whatever the score), 2 a bad fixture, option or config, 130 interrupted.`,
       load: async () => (await import("./commands/eval.ts")).evalCommand,
     },
+    investigate: {
+      summary: "Investigate an alert (Alertmanager webhook body or one alert) in the terminal",
+      options: {
+        config: { type: "string" },
+        model: { type: "string" },
+        json: { type: "boolean" },
+        "no-color": { type: "boolean" },
+        "max-steps": { type: "string" },
+        "toolset-file": { type: "string", multiple: true },
+        bash: { type: "boolean" },
+      },
+      help: `Usage: dupin investigate FILE|- [options]
+
+Runs the investigation dupin serve starts for an Alertmanager alert (docs/alerts.md), here and now:
+progress on stderr as with ask, the analysis on stdout. FILE is an Alertmanager webhook body (each
+firing alert is investigated) or one alert as JSON; - reads stdin. Nothing is queued, stored or
+delivered, and calls that need approval are refused, as in the background.
+
+Options:
+${CONFIG_HELP}
+  --model NAME        model (default: alerts.model, else the default model)
+  --json              print the investigation record (as GET /api/investigations/{id})
+  --no-color          no colour and raw markdown on a terminal
+  --max-steps N       at most N model calls (default: config max_steps, or 100)
+  --toolset-file FILE load a YAML toolset file (repeatable)
+  --bash              enable the bash toolset (run_bash_command)
+
+Examples:
+  dupin investigate alert.json
+  amtool alert query -o json | jq '.[0]' | dupin investigate - --json
+
+Exit codes: 0 investigated, 1 the investigation failed, 2 usage or config error, 130 interrupted.`,
+      load: async () => (await import("./commands/investigate.ts")).investigateCommand,
+    },
     toolsets: {
       summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
       options: { config: { type: "string" }, json: { type: "boolean" } },

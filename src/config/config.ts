@@ -9,6 +9,7 @@ import type { CreateChatModelOptions as ChatModelInit } from "../llm/model-facto
 import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
+import { type AlertSettings, alertSettings, type StoreSettings, storeSettings } from "./alerts.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
 import type { PromptSection } from "./prompt-sections.ts"
@@ -51,6 +52,9 @@ export type ConfigInit = {
   server?: ConfigFile["server"]
   /** Tool containment (`security:`); see `applyContainment`. */
   security?: ConfigFile["security"]
+  /** Alert investigations and their store (CONTRACT §10). */
+  alerts?: ConfigFile["alerts"]
+  store?: ConfigFile["store"]
   /** The config file this came from: hidden from tool processes. */
   configFile?: string
   /** Enables the bash toolset (the CLI's `--bash`). */
@@ -81,6 +85,8 @@ export class Config {
   readonly imageLimits: ImageLimits
   readonly server: ServerSettings
   readonly security: SecuritySettings
+  readonly alerts: AlertSettings
+  readonly store: StoreSettings
   readonly context: ContextSettings
   /** `ENABLED_PROMPTS`, undefined when unrestricted. */
   readonly enabledPrompts: ReadonlySet<PromptSection> | undefined
@@ -124,6 +130,8 @@ export class Config {
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env, init.configFile)
     this.security = securitySettings(init.security, init.configFile)
+    this.alerts = alertSettings(init.alerts)
+    this.store = storeSettings(init.store, env)
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
     this.toolsets = init.toolsets ?? {}
@@ -137,6 +145,7 @@ export class Config {
 
   /** Loads a YAML config file; `overrides` win over the file's values. */
   static loadFromFile<C extends Config>(this: ConfigClass<C>, path: string, overrides: ConfigInit = {}): C {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass, whose explainFileError applies
     return new this(initFromFile(path, overrides, this.explainFileError))
   }
 
@@ -269,6 +278,8 @@ function initFromFile(
     ...(file.limits ? { limits: file.limits } : {}),
     ...(file.security ? { security: file.security } : {}),
     ...(file.server ? { server: file.server } : {}),
+    ...(file.alerts ? { alerts: file.alerts } : {}),
+    ...(file.store ? { store: file.store } : {}),
     configFile: resolve(path),
   }
   return { ...init, ...overrides, env }

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox"
+import { AlertsSchema, StoreSchema } from "./alerts.ts"
 import { SecuritySchema } from "./security.ts"
 
 const Str = Type.String()
@@ -60,6 +61,8 @@ export const ServerSchema = Type.Object(
     header_timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
     drain_delay: Type.Optional(Type.Number({ minimum: 0, maximum: 600 })),
     console: Type.Optional(Type.Boolean()),
+    /** Links back to dupin in delivered findings (CONTRACT §10). */
+    public_url: Type.Optional(NullableStr),
   },
   { additionalProperties: false },
 )
@@ -84,6 +87,8 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(LimitsSchema),
     server: Type.Optional(ServerSchema),
     security: Type.Optional(SecuritySchema),
+    alerts: Type.Optional(AlertsSchema),
+    store: Type.Optional(StoreSchema),
   },
   { additionalProperties: false },
 )

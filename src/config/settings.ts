@@ -26,6 +26,8 @@ export type ServerSettings = {
   drainDelay: number
   /** Serve the web console at `GET /` (CONTRACT §9). */
   console: boolean
+  /** Base URL for links back to dupin in delivered findings; undefined when unset. */
+  publicUrl: string | undefined
 }
 
 /** Model calls one run may make (config `max_steps`); the agent loop's default too. */
@@ -101,6 +103,7 @@ type RawServer = {
   header_timeout?: number | undefined
   drain_delay?: number | undefined
   console?: boolean | undefined
+  public_url?: string | null | undefined
 }
 
 /**
@@ -129,6 +132,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     headerTimeout: raw.header_timeout ?? 10,
     drainDelay: raw.drain_delay ?? 5,
     console: raw.console ?? true,
+    publicUrl: raw.public_url?.replace(/\/+$/, "") || undefined,
   }
 }
 

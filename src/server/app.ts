@@ -1,4 +1,5 @@
 import { Elysia } from "elysia"
+import type { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
@@ -8,6 +9,7 @@ import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
+import { alertRoutes } from "./routes/alerts.ts"
 import { handleChat } from "./routes/chat.ts"
 import { consoleAsset, consoleIndex, isConsolePath } from "./routes/console.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
@@ -26,6 +28,8 @@ export type AppOptions = {
   runtime?: Runtime
   /** Serve the web console at `/` (default `server.console`; `serve --no-console` turns it off). */
   console?: boolean
+  /** Alert investigations (CONTRACT §10), when `alerts.enabled`. */
+  alerts?: AlertService
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -42,6 +46,8 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/info", ["GET"]],
   ["/metrics", ["GET"]],
   ["/api/chat", ["POST"]],
+  ["/api/alerts/alertmanager", ["POST"]],
+  ["/api/investigations", ["GET"]],
 ])
 
 /**
@@ -146,7 +152,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
       .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
       .get("/api/model", () => ({ model_name: config.modelNames() }))
-      .get("/api/info", () => info(runtime, ready()))
+      .get("/api/info", async () => ({
+        ...info(runtime, ready()),
+        ...(options.alerts ? { alerts: await options.alerts.info() } : {}),
+      }))
       .get(
         "/metrics",
         () =>
@@ -158,6 +167,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // parseChatRequest is the one type check, before any semantic one.
       .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
       .use(consoleRoutes(consoleOn))
+      .use(options.alerts ? alertRoutes(options.alerts) : new Elysia())
   )
 }
 

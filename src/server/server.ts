@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
@@ -79,10 +80,13 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const runtime = createRuntime(config)
   runtime.executor
   const runs = new ActiveRuns()
+  const metrics = new ServerMetrics()
+  const alerts = config.alerts.enabled ? new AlertService(runtime, metrics.registry) : undefined
   const app = createApp(config, {
     runtime,
     runs,
-    metrics: new ServerMetrics(),
+    metrics,
+    ...(alerts ? { alerts } : {}),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.console !== undefined ? { console: options.console } : {}),
   })
@@ -90,6 +94,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
+  alerts?.start()
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   const drainDelayMs = options.drainDelayMs ?? config.server.drainDelay * 1000
@@ -107,7 +112,9 @@ export function startServer(config: Config, options: StartOptions = {}): Running
         if (lameDuckMs > 0) await Bun.sleep(lameDuckMs)
         // Marks the runs closing (app.ts answers 503 from then on); the listener stays open, so
         // probes and clients get that answer instead of a refused or reset connection.
-        await runs.drain(Math.max(0, graceMs - (performance.now() - started)))
+        // Investigations get the same grace as chats, then go back to the queue (CONTRACT §10).
+        const left = Math.max(0, graceMs - (performance.now() - started))
+        await Promise.all([runs.drain(left), alerts?.shutdown(left)])
         const open = Math.min(graceMs, drainMs) - (performance.now() - started)
         if (open > 0) await Bun.sleep(open)
         const closed = listener.stopAccepting()

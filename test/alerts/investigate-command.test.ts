@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, expect, test } from "bun:test"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { cliEnv, runCli, tempFile } from "../cli/support.ts"
+import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import { alertmanagerBody, toolsetYaml } from "./support.ts"
+
+let fake: FakeProvider
+beforeEach(async () => {
+  fake = await startFakeProvider()
+})
+afterEach(async () => {
+  await fake.stop()
+})
+
+test("dupin investigate FILE: ask's progress lines on stderr, the analysis on stdout", async () => {
+  const toolsets = tempFile("alerts.yaml", toolsetYaml(mkdtempSync(join(tmpdir(), "dupin-investigate-"))))
+  fake.script(
+    { toolCalls: [{ name: "check_disk", arguments: { host: "db-1" } }] },
+    { content: "The disk of db-1 is full." },
+  )
+  const file = tempFile(
+    "alert.json",
+    JSON.stringify(alertmanagerBody([{ labels: { alertname: "DiskFull", instance: "db-1" } }])),
+  )
+  const result = await runCli(["investigate", file, "--toolset-file", toolsets, "--no-color"], {
+    env: cliEnv(fake),
+  })
+  expect(result.stderr).toContain("check_disk")
+  expect(result.stdout).toContain("The disk of db-1 is full.")
+  expect(result.code).toBe(0)
+  const user = ((fake.requests[0]?.body?.messages ?? []) as Array<{ role: string; content: string }>).find(
+    (m) => m.role === "user",
+  )
+  expect(user?.content).toContain("instance: db-1")
+}, 120_000)
+
+test("dupin investigate - --json: one alert on stdin, the record on stdout", async () => {
+  fake.script({ content: "Looks fine." })
+  const alert = {
+    labels: { alertname: "Latency", severity: "page" },
+    annotations: { summary: "slow" },
+    startsAt: "2026-11-26T10:00:00Z",
+  }
+  const result = await runCli(["investigate", "-", "--json"], {
+    env: cliEnv(fake),
+    stdin: JSON.stringify(alert),
+  })
+  expect(result.code).toBe(0)
+  const record = JSON.parse(result.stdout) as Record<string, unknown>
+  expect(record.status).toBe("done")
+  expect(record.analysis).toBe("Looks fine.")
+  expect((record.alert as { labels: Record<string, string> }).labels.alertname).toBe("Latency")
+  expect(typeof record.fingerprint).toBe("string")
+  expect(record.deliveries).toEqual([])
+}, 120_000)
+
+test("dupin investigate: input that is not an alert is a usage error (exit 2)", async () => {
+  const bad = await runCli(["investigate", "-"], { env: cliEnv(fake), stdin: '{"hello": 1}' })
+  expect(bad.code).toBe(2)
+  expect(bad.stderr).toContain("Alertmanager")
+  const notJson = await runCli(["investigate", "-"], { env: cliEnv(fake), stdin: "nope" })
+  expect(notJson.code).toBe(2)
+  const missing = await runCli(["investigate", "/no/such/file.json"], { env: cliEnv(fake) })
+  expect(missing.code).toBe(2)
+}, 120_000)
