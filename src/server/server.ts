@@ -6,7 +6,8 @@ import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { toolExecutorFor } from "../runtime/runtime.ts"
 import { type App, createApp } from "./app.ts"
-import { type HeaderGuard, listenWithHeaderGuard } from "./header-guard.ts"
+import { type HeaderGuard, type HeaderGuardOptions, listenWithHeaderGuard } from "./header-guard.ts"
+import { isOwnProcessPeer } from "./own-process-peer.ts"
 import { ActiveRuns } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
 
@@ -69,7 +70,10 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
   })
   const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
-  const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
+  // Without a token, loopback is all the API trusts, and tools live there too (findings R8).
+  const refuse = config.server.authToken ? undefined : isOwnProcessPeer
+  const listener =
+    headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs, refuse) : direct(app, host, port)
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
 
@@ -109,7 +113,13 @@ type Listener = {
  * The HTTP server on a private unix socket, behind the header guard on `host:port`
  * (header-guard.ts: Bun.serve alone cannot bound the time headers take to arrive).
  */
-function guarded(app: App, host: string, port: number, headerTimeoutMs: number): Listener {
+function guarded(
+  app: App,
+  host: string,
+  port: number,
+  headerTimeoutMs: number,
+  refuse: HeaderGuardOptions["refuse"],
+): Listener {
   const socketDir = mkdtempSync(join(tmpdir(), "dupin-http-"))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
@@ -123,6 +133,7 @@ function guarded(app: App, host: string, port: number, headerTimeoutMs: number):
       upstream,
       headerTimeoutMs,
       maxHeaderBytes: MAX_HEADER_BYTES,
+      ...(refuse ? { refuse } : {}),
     })
   } catch (error) {
     server.stop(true)
