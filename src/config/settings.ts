@@ -17,8 +17,11 @@ export type ServerSettings = {
   /** Seconds a pending approval stays valid. */
   approvalTtl: number
   maxBodyBytes: number
-  /** Seconds a request's header block may take to arrive; 0 turns the header guard off. */
-  headerTimeout: number
+  /**
+   * Seconds a request's header block may take to arrive; 0 turns the header guard off. Unset:
+   * the server's default for its listen address (server.ts `headerTimeoutFor`).
+   */
+  headerTimeout: number | undefined
 }
 
 /** Model calls one run may make (config `max_steps`); the agent loop's default too. */
@@ -117,7 +120,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     },
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
-    headerTimeout: raw.header_timeout ?? 10,
+    headerTimeout: raw.header_timeout,
   }
 }
 

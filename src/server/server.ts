@@ -69,7 +69,8 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     metrics: new ServerMetrics(),
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
   })
-  const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
+  const headerTimeoutMs =
+    options.headerTimeoutMs ?? headerTimeoutFor(host, config.server.headerTimeout) * 1000
   // Without a token, loopback is all the API trusts, and tools live there too (findings R8).
   const refuse = config.server.authToken ? undefined : isOwnProcessPeer
   const listener =
@@ -192,6 +193,20 @@ export class PortInUseError extends Error {
     super(`port ${port} on ${host} is already in use: stop the other server, or pass --port or set SVC_PORT`)
     this.name = "PortInUseError"
   }
+}
+
+/** `server.header_timeout` when unset, on an address other machines can reach. */
+export const DEFAULT_HEADER_TIMEOUT_S = 10
+
+/**
+ * The header deadline for a listener on `host`, in seconds (0: no header guard). Unset, the guard
+ * is on only where other machines can connect: on loopback every byte through the guard's JS
+ * front cost ~N % of the server's CPU (`bun run bench server-load`), to stop a slowloris that only
+ * a local process could mount, and a local process is not stopped by a header deadline anyway (it
+ * can open as many complete, idle connections). Set explicitly, it applies on any address.
+ */
+export function headerTimeoutFor(host: string, configured: number | undefined): number {
+  return configured ?? (isLoopback(host) ? 0 : DEFAULT_HEADER_TIMEOUT_S)
 }
 
 /** Whether binding `host` only exposes the API to this machine. */
