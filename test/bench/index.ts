@@ -26,6 +26,7 @@ const BENCHES = [
   "big-output",
   "server-load",
   "footprint",
+  "first-conversation",
   "mcp-call",
   "small-window",
 ]
