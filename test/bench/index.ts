@@ -28,6 +28,7 @@ const BENCHES = [
   "footprint",
   "first-conversation",
   "mcp-call",
+  "own-process-check",
   "small-window",
 ]
 
