@@ -12,6 +12,7 @@ import { REPO, startProviderProcess, startServerProcess, waitForOk } from "./sup
 import { type BenchReport, emit } from "./support/report.ts"
 import { writeServeConfig } from "./support/server-config.ts"
 import { fmt, median, ratio } from "./support/stats.ts"
+import { TINY_CALLS } from "./support/tiny-tools.ts"
 
 const BINARY = `${REPO}/dist/dupin`
 const RUNS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 5))
@@ -52,14 +53,7 @@ async function main(): Promise<BenchReport> {
       }
     }
   }
-  const provider = await startProviderProcess({
-    latencyMs: LATENCY_MS,
-    steps: STEPS,
-    calls: [
-      { name: "t_true", arguments: { n: "{{step}}" } },
-      { name: "t_echo", arguments: { text: "step {{step}}" } },
-    ],
-  })
+  const provider = await startProviderProcess({ latencyMs: LATENCY_MS, steps: STEPS, calls: TINY_CALLS })
   const files = writeServeConfig(provider.url)
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: files.dir }
   try {

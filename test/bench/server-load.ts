@@ -28,6 +28,7 @@ import {
 import { type BenchReport, emit } from "./support/report.ts"
 import { serveArgv, writeServeConfig } from "./support/server-config.ts"
 import { fmt, median, percentile, ratio } from "./support/stats.ts"
+import { runTinyTool, TINY_CALLS } from "./support/tiny-tools.ts"
 
 const LATENCY_MS = 50
 const STEPS = 2
@@ -65,18 +66,9 @@ async function floorConversation(replay: Replay): Promise<number | undefined> {
       const completion = await replay.client.chat.completions.create(body)
       const calls = completion.choices[0]?.message.tool_calls ?? []
       await Promise.all(
-        calls.map(async (call) => {
-          if (call.type !== "function") return
-          const args = JSON.parse(call.function.arguments) as Record<string, string>
-          const script = call.function.name === "t_true" ? `true ${args.n}` : `echo ${args.text}`
-          const proc = Bun.spawn(["bash", "-c", script], {
-            env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-            stdout: "pipe",
-            stderr: "pipe",
-            detached: true,
-          })
-          await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-        }),
+        calls.map((call) =>
+          call.type === "function" ? runTinyTool(call.function.name, call.function.arguments) : undefined,
+        ),
       )
     }
     return performance.now() - started
@@ -137,14 +129,7 @@ const defaultGuardOnLoopback = headerTimeoutFor("127.0.0.1", undefined) > 0
 const GUARD_LEVEL = 50
 
 async function main(): Promise<BenchReport> {
-  const provider = await startProviderProcess({
-    latencyMs: LATENCY_MS,
-    steps: STEPS,
-    calls: [
-      { name: "t_true", arguments: { n: "{{step}}" } },
-      { name: "t_echo", arguments: { text: "step {{step}}" } },
-    ],
-  })
+  const provider = await startProviderProcess({ latencyMs: LATENCY_MS, steps: STEPS, calls: TINY_CALLS })
   const files = writeServeConfig(provider.url)
   const guardFiles = writeServeConfig(provider.url, "server:\n  header_timeout: 10\n")
   const client = new OpenAI({ apiKey: "bench", baseURL: provider.url, maxRetries: 0, timeout: 120_000 })

@@ -12,26 +12,12 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { Hono } from "hono"
 import { streamSSE } from "hono/streaming"
+import { runTinyTool } from "./tiny-tools.ts"
 
 const providerUrl = process.argv[2] ?? ""
 const model = createOpenAICompatible({ name: "bench", baseURL: providerUrl, apiKey: "bench-key" }).chatModel(
   "gpt-4o",
 )
-
-async function run(script: string): Promise<string> {
-  const proc = Bun.spawn(["bash", "-c", script], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  })
-  const [out] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  return out
-}
 
 const tools = {
   t_true: tool({
@@ -41,7 +27,7 @@ const tools = {
       properties: { n: { type: "string" } },
       required: ["n"],
     }),
-    execute: ({ n }) => run(`true ${JSON.stringify(n)}`),
+    execute: (input) => runTinyTool("t_true", JSON.stringify(input)),
   }),
   t_echo: tool({
     description: "Echoes its text",
@@ -50,7 +36,7 @@ const tools = {
       properties: { text: { type: "string" } },
       required: ["text"],
     }),
-    execute: ({ text }) => run(`echo ${JSON.stringify(text)}`),
+    execute: (input) => runTinyTool("t_echo", JSON.stringify(input)),
   }),
 }
 

@@ -7,22 +7,11 @@
  *   bun test/bench/support/ask-floor.ts <provider base url> <bodies.json>
  */
 import { readFileSync } from "node:fs"
+import { runTinyTool } from "./tiny-tools.ts"
 
 type ToolCall = { function: { name: string; arguments: string } }
 const [providerUrl = "", bodiesPath = ""] = process.argv.slice(2)
 const bodies = JSON.parse(readFileSync(bodiesPath, "utf8")) as unknown[]
-
-async function run(call: ToolCall): Promise<void> {
-  const args = JSON.parse(call.function.arguments) as Record<string, string>
-  const script = call.function.name === "t_true" ? `true ${args.n}` : `echo ${args.text}`
-  const proc = Bun.spawn(["bash", "-c", script], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  })
-  await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-}
 
 let answer = ""
 for (const body of bodies) {
@@ -35,7 +24,9 @@ for (const body of bodies) {
     choices: Array<{ message: { content: string | null; tool_calls?: ToolCall[] } }>
   }
   const message = completion.choices[0]?.message
-  await Promise.all((message?.tool_calls ?? []).map(run))
+  await Promise.all(
+    (message?.tool_calls ?? []).map((c) => runTinyTool(c.function.name, c.function.arguments)),
+  )
   answer = message?.content ?? answer
 }
 process.stdout.write(`${answer}\n`)
