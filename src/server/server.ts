@@ -200,11 +200,12 @@ export const DEFAULT_HEADER_TIMEOUT_S = 10
 
 /**
  * The header deadline for a listener on `host`, in seconds (0: no header guard). Unset, the guard
- * is on only where other machines can connect. On loopback, every byte through the guard's JS
- * front costs CPU and latency (issue 19 measured 2.64x → 2.33x the floor's added latency without
- * it; `bun run bench server-load` reports its CPU share at 50 clients), to stop a slowloris that
- * only a local process could mount, and a local process is not stopped by a header deadline
- * anyway: it can hold as many complete, idle connections. Set explicitly, it applies on any address.
+ * is on only where other machines can connect. Its CPU is small (2.2 % of the server's JS time at
+ * 50 clients in a --cpu-prof of serve, 2026-11-26), but on loopback it buys nothing a local
+ * process cannot get around (complete, idle connections hold as much), it adds a hop of latency
+ * per byte, and its unix socket is a way into the API that carries no peer to check: without a
+ * token, own-process-refusal.ts can only tell who connected over TCP. Set explicitly, it applies
+ * on any address.
  */
 export function headerTimeoutFor(host: string, configured: number | undefined): number {
   return configured ?? (isLoopback(host) ? 0 : DEFAULT_HEADER_TIMEOUT_S)
