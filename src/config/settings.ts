@@ -17,8 +17,11 @@ export type ServerSettings = {
   /** Seconds a pending approval stays valid. */
   approvalTtl: number
   maxBodyBytes: number
-  /** Seconds a request's header block may take to arrive; 0 turns the header guard off. */
-  headerTimeout: number
+  /**
+   * Seconds a request's header block may take to arrive; 0 turns the header guard off. Unset:
+   * the server's default for its listen address (server.ts `headerTimeoutFor`).
+   */
+  headerTimeout: number | undefined
   /**
    * Seconds of lame duck after SIGTERM (CONTRACT §5): `/readyz` says 503 while requests are still
    * served, so a load balancer moves away before anything is refused.
@@ -129,7 +132,7 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     },
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
-    headerTimeout: raw.header_timeout ?? 10,
+    headerTimeout: raw.header_timeout,
     drainDelay: raw.drain_delay ?? 5,
     console: raw.console ?? true,
     publicUrl: raw.public_url?.replace(/\/+$/, "") || undefined,

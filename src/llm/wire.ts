@@ -10,6 +10,7 @@ import type {
 } from "openai/resources/chat/completions"
 import { ModelError } from "../errors.ts"
 import type { ChatMessage, Completion, CompletionRequest, ContentPart, ToolCall, Usage } from "./types.ts"
+import { uniqueCallIds } from "./unique-call-ids.ts"
 
 /**
  * OpenAI reasoning models (o-series, gpt-5 except its chat variant) reject `max_tokens` and any
@@ -108,7 +109,7 @@ export function fromWireResponse(response: unknown, modelId: string): Completion
   return {
     content: stringOr(message.content) ?? null,
     reasoning: reasoning ?? null,
-    toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls.flatMap(toToolCall) : [],
+    toolCalls: uniqueCallIds(Array.isArray(message.tool_calls) ? message.tool_calls.flatMap(toToolCall) : []),
     finishReason: stringOr(choice.finish_reason) ?? null,
     usage: toUsage(isRecord(response) ? response.usage : undefined),
   }

@@ -9,6 +9,7 @@ import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
+import { refuseOwnProcess } from "./own-process-refusal.ts"
 import { alertRoutes } from "./routes/alerts.ts"
 import { handleChat } from "./routes/chat.ts"
 import { consoleAsset, consoleIndex, isConsolePath } from "./routes/console.ts"
@@ -102,15 +103,17 @@ export function createApp(config: Config, options: AppOptions = {}) {
       },
     })
       // Auth runs before routing and body parsing: an anonymous client costs nothing.
-      .onRequest(({ request }) => {
+      .onRequest(({ request, server }) => {
         requests.set(request, { start: performance.now() })
         const path = pathOf(request)
         // Draining (SIGTERM): only the probes still answer; the rest is a 503 that closes the
         // connection, so keep-alive clients reconnect to another instance.
         if (runs.closing && !OPEN_PATHS.has(path)) throw new ServerShuttingDown()
+        if (OPEN_PATHS.has(path)) return
         // The console page needs no token: it asks for one when the API answers 401 (CONTRACT §9).
-        if (!OPEN_PATHS.has(path) && !(consoleOn && isConsolePath(path)))
-          authenticate(request.headers, config.server.authToken)
+        if (consoleOn && isConsolePath(path)) return
+        authenticate(request.headers, config.server.authToken)
+        if (!config.server.authToken) refuseOwnProcess(server, request)
       })
       // Every body is read as JSON under the byte cap, whatever its Content-Type says.
       .onParse(async ({ request }) => {

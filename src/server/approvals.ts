@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { ToolCall } from "../llm/types.ts"
+import { canonicalSignature, parseSignature } from "./signature-format.ts"
 import { SpentApprovals } from "./spent-approvals.ts"
 
 /**
@@ -38,10 +39,9 @@ export class ApprovalSigner {
   verify(call: ToolCall, conversation: string): string | undefined {
     const signature = call.pending_approval?.signature
     if (typeof signature !== "string") return "it carries no signature"
-    const match = SIGNATURE.exec(signature)
-    if (!match) return "its signature is malformed"
-    const issuedAt = Number(match[1])
-    const presented = Buffer.from(match[2] ?? "", "base64url")
+    const parsed = parseSignature(signature)
+    if (!parsed) return "its signature is malformed"
+    const { issuedAt, mac: presented } = parsed
     const expected = this.#mac(call, conversation, issuedAt)
     // Checked before the expiry so that nothing about an unauthentic signature is revealed.
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
@@ -50,7 +50,7 @@ export class ApprovalSigner {
     const age = Math.floor(this.#now() / 1000) - issuedAt
     if (age < -CLOCK_SKEW_SECONDS) return "its signature was issued in the future"
     if (age > this.#ttlSeconds) return `its approval expired (approvals are valid for ${this.#ttlSeconds} s)`
-    if (this.#spent.has(signature))
+    if (this.#spent.has(canonicalSignature(parsed)))
       return "its approval was already decided once (a decided history cannot be resent)"
     return undefined
   }
@@ -60,9 +60,11 @@ export class ApprovalSigner {
    * many unexpired approvals to remember more.
    */
   spend(calls: readonly ToolCall[]): string | undefined {
-    const signatures = calls.flatMap((c) => c.pending_approval?.signature ?? [])
+    // Keyed by the canonical form, so that one approval has one key however it was spelled.
+    const parsed = calls.flatMap((c) => parseSignature(c.pending_approval?.signature ?? "") ?? [])
+    const signatures = parsed.map(canonicalSignature)
     const expiresAt = (signature: string) =>
-      (Number(SIGNATURE.exec(signature)?.[1] ?? 0) + this.#ttlSeconds) * 1000
+      ((parseSignature(signature)?.issuedAt ?? 0) + this.#ttlSeconds) * 1000
     if (this.#spent.spend(signatures, expiresAt, this.#now())) return undefined
     return "the server holds too many recently decided approvals to remember more; retry later"
   }
@@ -82,7 +84,6 @@ export class ApprovalSigner {
 }
 
 const VERSION = "v2"
-const SIGNATURE = /^v2\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/
 /** Servers behind one load balancer may disagree slightly about the time. */
 const CLOCK_SKEW_SECONDS = 300
 /**

@@ -1,6 +1,8 @@
 import type { Socket, TCPSocketListener } from "bun"
 import { log } from "../log.ts"
+import { OWN_PROCESS_REFUSED } from "./own-process-refusal.ts"
 import { RequestFraming } from "./request-framing.ts"
+import type { Endpoint } from "./tcp-socket-inode.ts"
 
 export type HeaderGuardOptions = {
   hostname: string
@@ -10,9 +12,16 @@ export type HeaderGuardOptions = {
   /** A request's header block must be complete this long after its first byte (or the connect). */
   headerTimeoutMs: number
   maxHeaderBytes: number
+  /**
+   * Whether to turn a new connection away (a tool of dupin's own: own-process-peer.ts). The
+   * inner server cannot tell: behind the guard every request comes from the guard.
+   */
+  refuse?: (peer: Endpoint, local: Endpoint) => boolean
 }
 
 const HIGH_WATER_BYTES = 1 << 20
+const REFUSED_BODY = JSON.stringify({ detail: OWN_PROCESS_REFUSED, error_code: 4010 })
+const REFUSED = `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(REFUSED_BODY)}\r\nconnection: close\r\n\r\n${REFUSED_BODY}`
 
 function queued(queue: readonly Uint8Array[]): number {
   let total = 0
@@ -117,6 +126,9 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
     allowHalfOpen: true,
     socket: {
       open(client) {
+        const peer = { address: client.remoteAddress, port: client.remotePort }
+        const refused =
+          options.refuse?.(peer, { address: client.localAddress, port: client.localPort }) === true
         const c: Connection = {
           framing: new RequestFraming(options.maxHeaderBytes),
           upstream: undefined,
@@ -124,10 +136,14 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
           toUpstream: [],
           toClient: [],
           deadline: undefined,
-          closed: false,
+          closed: refused,
           clientEnded: false,
         }
         client.data = c
+        if (refused) {
+          client.end(REFUSED)
+          return
+        }
         open.add(c)
         armDeadline(c)
         Bun.connect<Connection>({
@@ -161,6 +177,7 @@ export function listenWithHeaderGuard(options: HeaderGuardOptions): HeaderGuard 
       },
       data(client, bytes) {
         const c = client.data
+        if (c.closed) return
         const before = c.framing.started
         if (!c.framing.feed(bytes)) {
           close(c)

@@ -7,7 +7,8 @@ import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime } from "../runtime/runtime.ts"
 import { type App, createApp } from "./app.ts"
-import { type HeaderGuard, listenWithHeaderGuard } from "./header-guard.ts"
+import { type HeaderGuard, type HeaderGuardOptions, listenWithHeaderGuard } from "./header-guard.ts"
+import { isOwnProcessPeer } from "./own-process-peer.ts"
 import { ActiveRuns } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
 
@@ -90,8 +91,12 @@ export function startServer(config: Config, options: StartOptions = {}): Running
     ...(options.pingIntervalMs ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.console !== undefined ? { console: options.console } : {}),
   })
-  const headerTimeoutMs = options.headerTimeoutMs ?? config.server.headerTimeout * 1000
-  const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
+  const headerTimeoutMs =
+    options.headerTimeoutMs ?? headerTimeoutFor(host, config.server.headerTimeout) * 1000
+  // Without a token, loopback is all the API trusts, and tools live there too (findings R8).
+  const refuse = config.server.authToken ? undefined : isOwnProcessPeer
+  const listener =
+    headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs, refuse) : direct(app, host, port)
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
   alerts?.start()
@@ -138,7 +143,13 @@ type Listener = {
  * The HTTP server on a private unix socket, behind the header guard on `host:port`
  * (header-guard.ts: Bun.serve alone cannot bound the time headers take to arrive).
  */
-function guarded(app: App, host: string, port: number, headerTimeoutMs: number): Listener {
+function guarded(
+  app: App,
+  host: string,
+  port: number,
+  headerTimeoutMs: number,
+  refuse: HeaderGuardOptions["refuse"],
+): Listener {
   const socketDir = mkdtempSync(join(tmpdir(), "dupin-http-"))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
@@ -152,6 +163,7 @@ function guarded(app: App, host: string, port: number, headerTimeoutMs: number):
       upstream,
       headerTimeoutMs,
       maxHeaderBytes: MAX_HEADER_BYTES,
+      ...(refuse ? { refuse } : {}),
     })
   } catch (error) {
     server.stop(true)
@@ -210,6 +222,22 @@ export class PortInUseError extends Error {
     super(`port ${port} on ${host} is already in use: stop the other server, or pass --port or set SVC_PORT`)
     this.name = "PortInUseError"
   }
+}
+
+/** `server.header_timeout` when unset, on an address other machines can reach. */
+export const DEFAULT_HEADER_TIMEOUT_S = 10
+
+/**
+ * The header deadline for a listener on `host`, in seconds (0: no header guard). Unset, the guard
+ * is on only where other machines can connect. Its CPU is small (2.2 % of the server's JS time at
+ * 50 clients in a --cpu-prof of serve, 2026-11-26), but on loopback it buys nothing a local
+ * process cannot get around (complete, idle connections hold as much), it adds a hop of latency
+ * per byte, and its unix socket is a way into the API that carries no peer to check: without a
+ * token, own-process-refusal.ts can only tell who connected over TCP. Set explicitly, it applies
+ * on any address.
+ */
+export function headerTimeoutFor(host: string, configured: number | undefined): number {
+  return configured ?? (isLoopback(host) ? 0 : DEFAULT_HEADER_TIMEOUT_S)
 }
 
 /** Whether binding `host` only exposes the API to this machine. */

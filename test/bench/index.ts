@@ -26,7 +26,9 @@ const BENCHES = [
   "big-output",
   "server-load",
   "footprint",
+  "first-conversation",
   "mcp-call",
+  "own-process-check",
   "small-window",
   "console",
 ]

@@ -13,7 +13,9 @@ const serverDirs = () => new Set(readdirSync(tmpdir()).filter((name) => /^dupin-
 test("a served dupin makes its temp dirs in the test run's root, which outlives a SIGKILL", async () => {
   const before = serverDirs()
   const fake = await startFakeProvider()
-  const server = await startServerProcess(serveArgv(writeServeConfig(fake.url).configPath))
+  // The header guard (and so its socket dir) is on for loopback only when set explicitly.
+  const config = writeServeConfig(fake.url, "server:\n  header_timeout: 10\n")
+  const server = await startServerProcess(serveArgv(config.configPath))
   try {
     await waitForOk(`${server.url}/readyz`)
     // Read from the process itself: other runs on the machine may write to /tmp meanwhile.

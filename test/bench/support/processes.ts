@@ -36,6 +36,29 @@ export async function startProviderProcess(script: ProviderScript): Promise<Prov
   }
 }
 
+/**
+ * The AI-SDK baseline server (ai-sdk-server.ts) in its own process, talking to `providerUrl`.
+ * Its `log` stays empty: it writes no log lines.
+ */
+export async function startBaselineProcess(providerUrl: string): Promise<ServerProcess> {
+  const proc = Bun.spawn(["bun", `${HERE}/ai-sdk-server.ts`, providerUrl], {
+    stdout: "pipe",
+    stderr: "inherit",
+    cwd: REPO,
+  })
+  const [, url] = await firstLine(proc.stdout as ReadableStream<Uint8Array>, /^READY (\S+)/, 15_000)
+  return {
+    url: url as string,
+    pid: proc.pid,
+    proc,
+    log: [],
+    stop: async (signal = "SIGTERM") => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
+      return proc.exited
+    },
+  }
+}
+
 export type ServerProcess = {
   url: string
   pid: number

@@ -1,0 +1,60 @@
+/**
+ * The cost of the R8 check (src/server/own-process-peer.ts): run once per API request when no
+ * auth token is set, it scans the processes dupin started. Measured in this process with N
+ * children running (`sleep`, spawned with piped stdio as tools are, so each holds sockets), for
+ * a loopback client that is not one of them: the case every legitimate request pays.
+ */
+import { isOwnProcessPeer } from "../../src/server/own-process-peer.ts"
+import { type BenchReport, emit } from "./support/report.ts"
+import { fmt, median } from "./support/stats.ts"
+
+const COUNTS = [0, 10, 50]
+const ITERATIONS = 200
+
+async function main(): Promise<BenchReport> {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  const client = await Bun.connect({ hostname: "127.0.0.1", port: server.port, socket: { data() {} } })
+  const peer = { address: "127.0.0.1", port: client.localPort }
+  const local = { address: "127.0.0.1", port: server.port }
+  const rows: string[][] = []
+  const perCount = new Map<number, number>()
+  for (const count of COUNTS) {
+    const children = Array.from({ length: count }, () =>
+      Bun.spawn(["sleep", "60"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" }),
+    )
+    try {
+      await Bun.sleep(100)
+      if (isOwnProcessPeer(peer, local)) throw new Error("a client that is no child was taken for one")
+      const samples: number[] = []
+      for (let i = 0; i < ITERATIONS; i++) {
+        const t = performance.now()
+        isOwnProcessPeer(peer, local)
+        samples.push((performance.now() - t) * 1000)
+      }
+      perCount.set(count, median(samples))
+      rows.push([String(count), fmt(median(samples), 0)])
+    } finally {
+      for (const c of children) c.kill()
+    }
+  }
+  client.end()
+  server.stop(true)
+  const at10 = perCount.get(10) ?? Number.NaN
+  return {
+    name: "R8 own-process check per request",
+    method:
+      `Median of ${ITERATIONS} calls of isOwnProcessPeer for a loopback client that is not a child, with N children ` +
+      "running (each with piped stdio, as tool processes). Runs once per API request, only when no auth token is set.",
+    table: { head: ["children running", "µs per request"], rows },
+    targets: [
+      {
+        claim: "own-process check with 10 tool processes running",
+        measured: `${fmt(at10, 0)} µs per request`,
+        target: "reported (no stated target)",
+        met: Number.isFinite(at10),
+      },
+    ],
+  }
+}
+
+if (import.meta.main) emit(await main())
