@@ -10,6 +10,7 @@
  */
 
 import { evaluatedPlaceholders, PROBE } from "./evaluated-context.ts"
+import { type Interpreted, interpretedPlaceholders } from "./interpreted-context.ts"
 import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
 import { TemplateError } from "./template-error.ts"
 import { CONFIG_REF, type Expr, type Literal, type Node, parseTemplate } from "./template-syntax.ts"
@@ -28,6 +29,8 @@ export type TemplateOptions = {
    * (arithmetic, a variable name, eval) must belong to an `integer` parameter, checked at load.
    */
   parameterType?: (name: string) => string | undefined
+  /** The `program:` kind a parameter declares (its value is then checked by that grammar). */
+  parameterProgram?: (name: string) => string | undefined
 }
 
 export type RenderOptions = {
@@ -59,7 +62,13 @@ export class CommandTemplate {
     if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
     if (source.includes(PROBE)) throw new TemplateError(`"${PROBE}" is reserved`)
     this.#nodes = parseTemplate(source)
-    for (const { name, fallback, why } of evaluatedRefs(source, this.#nodes)) {
+    const { evaluated, interpreted } = checkedRefs(source, this.#nodes)
+    for (const { name, by, kind, whole } of interpreted) {
+      if (!options.parameterType || options.parameterType(name) === "integer") continue
+      if (whole && kind !== undefined && options.parameterProgram?.(name) === kind) continue
+      throw new TemplateError(interpretedMessage(name, by, kind, whole))
+    }
+    for (const { name, fallback, why } of evaluated) {
       const type = options.parameterType?.(name)
       if (options.parameterType && type !== "integer") {
         throw new TemplateError(
@@ -186,25 +195,46 @@ function analyse(parts: Array<string | Ref>) {
     .join("")
   const contexts = shellContexts(marked)
   const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
-  return { refs, marked, contexts, evaluated: evaluatedPlaceholders(probe) }
+  return { refs, marked, contexts, probe, evaluated: evaluatedPlaceholders(probe) }
 }
 
 type EvaluatedRef = { name: string; fallback: Literal | undefined; why: string }
+type InterpretedRef = Interpreted & { name: string }
+type Checked = { evaluated: EvaluatedRef[]; interpreted: InterpretedRef[] }
 /** By template text: the schema, the loader and YamlTool each build the same template at load. */
-const checked = new Map<string, EvaluatedRef[] | TemplateError>()
+const checked = new Map<string, Checked | TemplateError>()
+
+/** Why a placeholder may not stand inside another interpreter's program, and the fix. */
+function interpretedMessage(name: string, by: string, kind: string | undefined, whole: boolean): string {
+  const fix =
+    kind === undefined
+      ? "declare it `type: integer`, or pass the value another way (a file, an environment variable the program reads)"
+      : whole
+        ? `declare \`program: ${kind}\` on it (the ${kind} grammar then checks each value) or \`type: integer\``
+        : `make the whole ${kind} program the parameter's value and declare \`program: ${kind}\`, or declare \`type: integer\``
+  return (
+    `Parameter "${name}" is placed inside text that ${by} parses as code (a value like ` +
+    `\`x/p;1e cmd\` or \`" || system("cmd") || "\` would run cmd); ${fix}.`
+  )
+}
 
 /**
  * The placeholders bash would evaluate in any shape `{% if %}` can give the command, so such a
  * placement is a load error rather than a surprise on the first call that takes that branch.
  */
-function evaluatedRefs(source: string, nodes: Node[]): EvaluatedRef[] {
+function checkedRefs(source: string, nodes: Node[]): Checked {
   let result = checked.get(source)
   if (!result) {
     try {
-      result = variants(nodes).flatMap((parts) => {
-        const { refs, evaluated } = analyse(parts)
-        return [...evaluated].map(([i, why]) => ({ name: refs[i]!.name, fallback: refs[i]!.fallback, why }))
-      })
+      const shapes = variants(nodes).map(analyse)
+      result = {
+        evaluated: shapes.flatMap(({ refs, evaluated }) =>
+          [...evaluated].map(([i, why]) => ({ name: refs[i]!.name, fallback: refs[i]!.fallback, why })),
+        ),
+        interpreted: shapes.flatMap(({ refs, probe }) =>
+          [...interpretedPlaceholders(probe)].map(([i, found]) => ({ name: refs[i]!.name, ...found })),
+        ),
+      }
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error
       result = error
