@@ -54,6 +54,8 @@ export const ENV_PREFIX = "DUPIN_P_"
 /** A parsed template. Parse once at load (syntax errors are config errors), render per call. */
 export class CommandTemplate {
   readonly #nodes: Node[]
+  /** The command runs awk, which opens `/inet/…` and `/dev/fd/N` operands as special files (R16). */
+  readonly #awk: boolean
 
   constructor(
     readonly source: string,
@@ -62,6 +64,7 @@ export class CommandTemplate {
     if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
     if (source.includes(PROBE)) throw new TemplateError(`"${PROBE}" is reserved`)
     this.#nodes = parseTemplate(source)
+    this.#awk = /\b[gmn]?awk\b/.test(source)
     const { evaluated, interpreted } = checkedRefs(source, this.#nodes)
     for (const { name, by, kind, whole } of interpreted) {
       if (!options.parameterType || options.parameterType(name) === "integer") continue
@@ -156,6 +159,10 @@ export class CommandTemplate {
         )
       }
       checkValue(ref.name, ref.value, context, options)
+      if (this.#awk && GAWK_SPECIAL.test(ref.value))
+        throw new TemplateError(
+          `The value of ${ref.name} is a gawk special file name (a network connection or a descriptor).`,
+        )
       // One variable per distinct (name, value); a second value only comes from a `default`.
       const key = `${ref.name}\0${ref.value}`
       let variable = variables.get(key)
@@ -181,6 +188,9 @@ export function templatePlaceholders(source: string): Placeholder[] {
 // Placement
 
 type Ref = { name: string; fallback: Literal | undefined; value?: string | undefined }
+
+/** gawk's special file names: `/inet/tcp/…` connects or listens, past the egress guard. */
+const GAWK_SPECIAL = /^\/(inet[46]?(\/|$)|dev\/(fd\/|std(in|out|err)$))/
 
 /** An integer bash reads as one: no base prefix, no leading zero (octal), within 64 bits. */
 const INTEGER = /^-?(?:0|[1-9][0-9]{0,17})$/

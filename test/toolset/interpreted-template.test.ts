@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { ConfigError } from "../../src/errors.ts"
+import { CommandTemplate, TemplateError } from "../../src/tool/template.ts"
 import { parseToolsetFile } from "../../src/toolset/loader.ts"
 
 /**
@@ -106,5 +107,15 @@ describe("templates that still load", () => {
       ["env LC_ALL=C kubectl get pods -n {{ p }}", undefined],
     ] as const)
       expect(() => load(command, parameters), command).not.toThrow()
+  })
+})
+
+describe("a value that names a gawk special file (finding R16)", () => {
+  test("is refused where the command runs awk, before anything runs", () => {
+    const [definition] = load("awk '{print $1}' {{ p }}")
+    const template = new CommandTemplate(definition!.tools[0]!.command)
+    for (const value of ["/inet/tcp/0/127.0.0.1/8080", "/inet6/udp/0/::1/53", "/dev/fd/3", "/dev/stdin"])
+      expect(() => template.render({ p: value }), value).toThrow(TemplateError)
+    expect(template.render({ p: "/var/log/syslog" }).display).toBe("awk '{print $1}' /var/log/syslog")
   })
 })
