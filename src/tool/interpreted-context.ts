@@ -170,3 +170,22 @@ function interpreterArgs(name: string, kind: "awk" | "sed" | "jq", args: readonl
 function literal(word: Word): string | undefined {
   return (word.parts ?? []).every((p) => p.type === "Literal") ? word.value : undefined
 }
+
+/** Why a placeholder may not stand inside another interpreter's program, and the fix. */
+export function interpretedMessage(
+  name: string,
+  by: string,
+  kind: string | undefined,
+  whole: boolean,
+): string {
+  const fix =
+    kind === undefined
+      ? "declare it `type: integer`, or pass the value another way (a file, an environment variable the program reads)"
+      : whole
+        ? `declare \`program: ${kind}\` on it (the ${kind} grammar then checks each value) or \`type: integer\``
+        : `make the whole ${kind} program the parameter's value and declare \`program: ${kind}\`, or declare \`type: integer\``
+  return (
+    `Parameter "${name}" is placed inside text that ${by} parses as code (a value like ` +
+    `\`x/p;1e cmd\` or \`" || system("cmd") || "\` would run cmd); ${fix}.`
+  )
+}

@@ -10,7 +10,7 @@
  */
 
 import { evaluatedPlaceholders, PROBE } from "./evaluated-context.ts"
-import { type Interpreted, interpretedPlaceholders } from "./interpreted-context.ts"
+import { type Interpreted, interpretedMessage, interpretedPlaceholders } from "./interpreted-context.ts"
 import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
 import { TemplateError } from "./template-error.ts"
 import { CONFIG_REF, type Expr, type Literal, type Node, parseTemplate } from "./template-syntax.ts"
@@ -213,20 +213,6 @@ type InterpretedRef = Interpreted & { name: string }
 type Checked = { evaluated: EvaluatedRef[]; interpreted: InterpretedRef[] }
 /** By template text: the schema, the loader and YamlTool each build the same template at load. */
 const checked = new Map<string, Checked | TemplateError>()
-
-/** Why a placeholder may not stand inside another interpreter's program, and the fix. */
-function interpretedMessage(name: string, by: string, kind: string | undefined, whole: boolean): string {
-  const fix =
-    kind === undefined
-      ? "declare it `type: integer`, or pass the value another way (a file, an environment variable the program reads)"
-      : whole
-        ? `declare \`program: ${kind}\` on it (the ${kind} grammar then checks each value) or \`type: integer\``
-        : `make the whole ${kind} program the parameter's value and declare \`program: ${kind}\`, or declare \`type: integer\``
-  return (
-    `Parameter "${name}" is placed inside text that ${by} parses as code (a value like ` +
-    `\`x/p;1e cmd\` or \`" || system("cmd") || "\` would run cmd); ${fix}.`
-  )
-}
 
 /**
  * The placeholders bash would evaluate in any shape `{% if %}` can give the command, so such a
