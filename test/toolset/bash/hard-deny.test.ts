@@ -132,6 +132,8 @@ const REFUSED_APPROVED = [
   "echo 'rm -r {{VDIR}}' | xargs sh -c",
   "echo 'kubectl exec web -- touch {{M}}' | timeout 5 sed e",
   "cat {{VICTIM}} | sed e",
+  "cat {{VICTIM}} | sed -nf {{VICTIM}}",
+  "cat {{VICTIM}} | awk -f {{VICTIM}}",
   "ls {{VDIR}} | awk '{system(\"rm -r \" $0)}'",
   // Finding R9: resources named by --raw, manifests and kustomizations, every workload, tokens.
   "kubectl delete --raw /api/v1/namespaces/prod",
@@ -241,6 +243,10 @@ test.each([
   "helm install x ./chart --set env=prod",
   'git commit -m "don\'t break the env"',
   "sudo awk '{print $1}' /var/log/syslog",
+  // Programs that do not run their input stay a human's decision whatever feeds them (R10).
+  "kubectl logs x | sed -n '/ready/p;:a'",
+  "kubectl get pods | awk '{print $1 | \"sort\"}'",
+  "kubectl get pods -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'",
   "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
   "bash -c 'set -euxo pipefail; cd /var/log && tail -n 5 syslog'",
   `kubectl patch deploy x -p '{"spec":{"template":{"spec":{"containers":[${Array.from({ length: 40 }, (_, i) => `{"name":"c${i}","image":"nginx"}`).join(",")}]}}}}'`,
