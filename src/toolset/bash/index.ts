@@ -48,7 +48,9 @@ export const bashToolset: ToolsetFactory = {
     // are: KUBECONFIG is a colon-separated list, the others name one file each.
     const env = context.env
     // Without KUBECONFIG kubectl reads ~/.kube/config (itself protected by its folder).
-    const kubeconfigs = (env.KUBECONFIG || (env.HOME ? `${env.HOME}/.kube/config` : "")).split(":").filter(Boolean)
+    const kubeconfigs = (env.KUBECONFIG || (env.HOME ? `${env.HOME}/.kube/config` : ""))
+      .split(":")
+      .filter(Boolean)
     const credentialFiles = [
       ...kubeconfigs,
       // A kubeconfig's token or key file is the credential itself (finding R5).
