@@ -7,6 +7,8 @@
  * output costs about what 10 MB of logs does. Redaction errs toward hiding: a false positive costs
  * the model one value, a false negative leaks a credential.
  */
+import { redactContainerEnv } from "./redact-env.ts"
+
 export const REDACTED = "[REDACTED]"
 
 export function redact(text: string): string {
@@ -14,6 +16,7 @@ export function redact(text: string): string {
   let out = redactPem(text)
   out = redactSecretYaml(out)
   out = redactSecretJson(out, 0)
+  out = redactContainerEnv(out, REDACTED)
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement as string)
   // The run scan builds a new string even when nothing matches; a token can only match a shape if
   // its prefix occurs somewhere, and that one test is several times cheaper on real logs.

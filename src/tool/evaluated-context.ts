@@ -19,8 +19,23 @@ type Span = { pos: number; end: number }
 type Region = Span & { why: string; kind: "value" | "name" }
 
 const ARITH_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
-/** Builtins whose arguments bash evaluates as arithmetic or code (`source` runs a file of it). */
-const CODE_BUILTINS = new Set(["let", "eval", "trap", "source", "."])
+/**
+ * Builtins whose arguments bash evaluates as arithmetic or code (`source` runs a file of it;
+ * `compgen -W`/`complete -W` expand their word list, `$(cmd)` included; `bind -x` and `fc -e`
+ * run commands; `enable -f` loads a library).
+ */
+const CODE_BUILTINS = new Set([
+  "let",
+  "eval",
+  "trap",
+  "source",
+  ".",
+  "compgen",
+  "complete",
+  "bind",
+  "fc",
+  "enable",
+])
 /** Shells whose `-c` word is a script. */
 const SHELLS = new Set(["bash", "sh", "dash", "ksh", "zsh"])
 /** Commands that write their input into the command line they run. */

@@ -10,6 +10,7 @@
  */
 
 import { evaluatedPlaceholders, PROBE } from "./evaluated-context.ts"
+import { type Interpreted, interpretedMessage, interpretedPlaceholders } from "./interpreted-context.ts"
 import { MARK, MARK_END, MARK_RE, type ShellContext, shellContexts } from "./shell-context.ts"
 import { TemplateError } from "./template-error.ts"
 import { CONFIG_REF, type Expr, type Literal, type Node, parseTemplate } from "./template-syntax.ts"
@@ -28,6 +29,8 @@ export type TemplateOptions = {
    * (arithmetic, a variable name, eval) must belong to an `integer` parameter, checked at load.
    */
   parameterType?: (name: string) => string | undefined
+  /** The `program:` kind a parameter declares (its value is then checked by that grammar). */
+  parameterProgram?: (name: string) => string | undefined
 }
 
 export type RenderOptions = {
@@ -51,6 +54,8 @@ export const ENV_PREFIX = "DUPIN_P_"
 /** A parsed template. Parse once at load (syntax errors are config errors), render per call. */
 export class CommandTemplate {
   readonly #nodes: Node[]
+  /** The command runs awk, which opens `/inet/…` and `/dev/fd/N` operands as special files (R16). */
+  readonly #awk: boolean
 
   constructor(
     readonly source: string,
@@ -59,7 +64,14 @@ export class CommandTemplate {
     if (source.includes(MARK) || source.includes(MARK_END)) throw new TemplateError("unsupported characters")
     if (source.includes(PROBE)) throw new TemplateError(`"${PROBE}" is reserved`)
     this.#nodes = parseTemplate(source)
-    for (const { name, fallback, why } of evaluatedRefs(source, this.#nodes)) {
+    this.#awk = /\b[gmn]?awk\b/.test(source)
+    const { evaluated, interpreted } = checkedRefs(source, this.#nodes)
+    for (const { name, by, kind, whole } of interpreted) {
+      if (!options.parameterType || options.parameterType(name) === "integer") continue
+      if (whole && kind !== undefined && options.parameterProgram?.(name) === kind) continue
+      throw new TemplateError(interpretedMessage(name, by, kind, whole))
+    }
+    for (const { name, fallback, why } of evaluated) {
       const type = options.parameterType?.(name)
       if (options.parameterType && type !== "integer") {
         throw new TemplateError(
@@ -147,6 +159,10 @@ export class CommandTemplate {
         )
       }
       checkValue(ref.name, ref.value, context, options)
+      if (this.#awk && GAWK_SPECIAL.test(ref.value))
+        throw new TemplateError(
+          `The value of ${ref.name} is a gawk special file name (a network connection or a descriptor).`,
+        )
       // One variable per distinct (name, value); a second value only comes from a `default`.
       const key = `${ref.name}\0${ref.value}`
       let variable = variables.get(key)
@@ -173,6 +189,9 @@ export function templatePlaceholders(source: string): Placeholder[] {
 
 type Ref = { name: string; fallback: Literal | undefined; value?: string | undefined }
 
+/** gawk's special file names: `/inet/tcp/…` connects or listens, past the egress guard. */
+const GAWK_SPECIAL = /^\/(inet[46]?(\/|$)|dev\/(fd\/|std(in|out|err)$))/
+
 /** An integer bash reads as one: no base prefix, no leading zero (octal), within 64 bits. */
 const INTEGER = /^-?(?:0|[1-9][0-9]{0,17})$/
 /** `{% if %}` shapes checked at load; past this the template is refused rather than half-checked. */
@@ -186,25 +205,32 @@ function analyse(parts: Array<string | Ref>) {
     .join("")
   const contexts = shellContexts(marked)
   const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
-  return { refs, marked, contexts, evaluated: evaluatedPlaceholders(probe) }
+  return { refs, marked, contexts, probe, evaluated: evaluatedPlaceholders(probe) }
 }
 
 type EvaluatedRef = { name: string; fallback: Literal | undefined; why: string }
+type InterpretedRef = Interpreted & { name: string }
+type Checked = { evaluated: EvaluatedRef[]; interpreted: InterpretedRef[] }
 /** By template text: the schema, the loader and YamlTool each build the same template at load. */
-const checked = new Map<string, EvaluatedRef[] | TemplateError>()
+const checked = new Map<string, Checked | TemplateError>()
 
 /**
  * The placeholders bash would evaluate in any shape `{% if %}` can give the command, so such a
  * placement is a load error rather than a surprise on the first call that takes that branch.
  */
-function evaluatedRefs(source: string, nodes: Node[]): EvaluatedRef[] {
+function checkedRefs(source: string, nodes: Node[]): Checked {
   let result = checked.get(source)
   if (!result) {
     try {
-      result = variants(nodes).flatMap((parts) => {
-        const { refs, evaluated } = analyse(parts)
-        return [...evaluated].map(([i, why]) => ({ name: refs[i]!.name, fallback: refs[i]!.fallback, why }))
-      })
+      const shapes = variants(nodes).map(analyse)
+      result = {
+        evaluated: shapes.flatMap(({ refs, evaluated }) =>
+          [...evaluated].map(([i, why]) => ({ name: refs[i]!.name, fallback: refs[i]!.fallback, why })),
+        ),
+        interpreted: shapes.flatMap(({ refs, probe }) =>
+          [...interpretedPlaceholders(probe)].map(([i, found]) => ({ name: refs[i]!.name, ...found })),
+        ),
+      }
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error
       result = error

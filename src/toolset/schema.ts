@@ -176,9 +176,13 @@ function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDef
   try {
     // With the declared types, a non-integer parameter where bash evaluates its value (arithmetic,
     // subscripts, names) is a load error rather than a refusal at every call.
-    template = new CommandTemplate(command, { parameterType: (name) => parameters[name]?.type })
+    template = new CommandTemplate(command, {
+      parameterType: (name) => parameters[name]?.type,
+      parameterProgram: (name) => programs[name],
+    })
   } catch (error) {
-    if (error instanceof TemplateError) fail(fileName, `${path}.${key}`, error.message)
+    if (error instanceof TemplateError)
+      fail(fileName, `${path}.${key}`, `${error.message} (tool ${body.name})`)
     throw error
   }
   checkPlaceholderTypos(template, parameters, fileName, `${path}.${key}`)

@@ -41,6 +41,7 @@ export class YamlTool extends Tool {
     })
     this.template = new CommandTemplate(init.command, {
       parameterType: (name) => this.parameters[name]?.type,
+      parameterProgram: (name) => init.programs?.[name],
     })
     this.needsApproval = init.requiresApproval ?? false
     this.programs = init.programs ?? {}

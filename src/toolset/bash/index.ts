@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox"
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
 import type { ToolsetFactory } from "../kind.ts"
 import { BashTool, type BashToolOptions } from "./bash-tool.ts"
+import { kubeconfigCredentialFiles } from "./credential-locations.ts"
 
 export { BashTool, type BashToolOptions } from "./bash-tool.ts"
 export { type ParsedCommand, parseCommand } from "./parse.ts"
@@ -46,8 +47,14 @@ export const bashToolset: ToolsetFactory = {
     // The credential files the tools' environment points at are credentials too, wherever they
     // are: KUBECONFIG is a colon-separated list, the others name one file each.
     const env = context.env
+    // Without KUBECONFIG kubectl reads ~/.kube/config (itself protected by its folder).
+    const kubeconfigs = (env.KUBECONFIG || (env.HOME ? `${env.HOME}/.kube/config` : ""))
+      .split(":")
+      .filter(Boolean)
     const credentialFiles = [
-      ...(env.KUBECONFIG ?? "").split(":"),
+      ...kubeconfigs,
+      // A kubeconfig's token or key file is the credential itself (finding R5).
+      ...kubeconfigs.flatMap(kubeconfigCredentialFiles),
       env.GOOGLE_APPLICATION_CREDENTIALS,
       env.AWS_SHARED_CREDENTIALS_FILE,
       env.AWS_CONFIG_FILE,

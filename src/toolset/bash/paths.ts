@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs"
 import { posix } from "node:path"
+import { MORE_CREDENTIAL_PATTERNS } from "./credential-locations.ts"
 import { credentialIdentities, type Identities } from "./identities.ts"
 
 /** Where a command runs and which extra paths (dupin's config, KUBECONFIG entries) it never reads. */
@@ -55,6 +56,7 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
     "another process's memory or files",
   ],
   [/(^|\/)(dev\/(k?mem|port)|proc\/kcore)$/, "physical or kernel memory"],
+  ...MORE_CREDENTIAL_PATTERNS,
 ]
 
 /**

@@ -1,6 +1,7 @@
 import { posix } from "node:path"
 import { embeddedCommands } from "./embedded.ts"
 import { hardDeny, matchesPrefix, SHELL_DUMPS } from "./hard-deny.ts"
+import { inputExecutor } from "./input-executors.ts"
 import { parseCommand } from "./parse.ts"
 import { classifyCloud } from "./rules/cli.ts"
 import { classifyFilter, classifyJq, isFilter } from "./rules/filters.ts"
@@ -8,9 +9,9 @@ import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
 import { classifyHost, isHostProgram } from "./rules/host.ts"
 import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
 import { classifyIp, classifyLsof, ipInnerCommand } from "./rules/network.ts"
+import { classifyPs } from "./rules/ps.ts"
 import { classifyFind } from "./rules/readers.ts"
 import { COMPUTED, scriptCommands } from "./rules/shells.ts"
-import { classifyPs } from "./rules/sysstat.ts"
 import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
 import { outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
@@ -38,7 +39,8 @@ export function classifyPipeline(
 ): Verdict {
   return worst(
     ...stages.map((argv, i) =>
-      worst(classifyStage(argv, config, walk), piped(stages[i - 1], argv, config, walk)),
+      // The piped verdict first: on a tie its reason (the commands the data becomes) is shown.
+      worst(piped(stages[i - 1], argv, config, walk), classifyStage(argv, config, walk)),
     ),
   )
 }
@@ -56,12 +58,13 @@ function piped(
   config: BashPolicyConfig,
   walk: Walk,
 ): Verdict | undefined {
-  const name = before && stdinShell(argv, 0)
+  // Also sed `e`, awk `system($0)`, `sort --compress-program=sh` (see input-executors.ts).
+  const name = before && (stdinShell(argv, 0) ?? inputExecutor(argv))
   if (!before || name === undefined) return undefined
   const [producer, ...words] = before
   const printer = producer?.slice(producer.lastIndexOf("/") + 1)
   if (printer !== "echo" && printer !== "printf")
-    return deny(`${name} would run as a script what ${producer} prints, which dupin cannot read`)
+    return deny(`${name} would run as commands what ${producer} prints, which dupin cannot read`)
   const text = words.filter((w) => !/^-[neE]+$/.test(w)).join(" ")
   // Escapes (`\x72m`, `\162m`) and printf directives (`%s%s` r m, `%b`) spell words the text
   // does not show; only the plain text with `\n` line breaks is read.
@@ -69,7 +72,12 @@ function piped(
     return deny(
       `${name} would run what ${printer} builds from escapes or directives, which dupin does not decode`,
     )
-  return shellVerdict(name, text.replace(/\\n/g, "\n"), config, walk)
+  const script = text.replace(/\\n/g, "\n")
+  const verdict = shellVerdict(name, script, config, walk)
+  // The person approving sees the commands the data will run, not only the program reading it.
+  return verdict.decision === "approve"
+    ? approve(`${name} runs what ${printer} prints as commands (${script.slice(0, 200)}): ${verdict.reason}`)
+    : verdict
 }
 
 /** The shell in `argv`, through wrappers, when it reads its script from standard input. */
@@ -192,7 +200,7 @@ function builtinVerdict(
 ): Verdict {
   if (name === "kubectl") {
     const inner = kubectlInnerCommand(args)
-    const own = classifyKubectl(args)
+    const own = classifyKubectl(args, config.cwd)
     return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, walk)) : own
   }
   if (CLOUD.has(name)) return classifyCloud(name, args)

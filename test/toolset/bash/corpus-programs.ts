@@ -51,6 +51,11 @@ export const PROGRAM_CORPUS: CorpusItem[] = [
     "top",
     "ps -eF e",
     "ps -N ewww",
+    // Issue 18.8: procps rereads a line it cannot parse as UNIX options as BSD options.
+    "ps -ef -x",
+    "ps -eH -eT",
+    "ps -auxe",
+    "ps -eT --forest",
     "find {{VICTIM}} -fprintf {{M}} x",
     "find {{VICTIM}} -fls {{M}}",
     "find {{VICTIM}} -fprint0 {{M}}",

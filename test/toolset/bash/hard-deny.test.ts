@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ToolResultStatus } from "../../../src/tool/result.ts"
 import { textWritePaths } from "../../../src/toolset/bash/rules/writers.ts"
@@ -49,6 +49,12 @@ function EMBEDDED_AND_PIPED(): string[] {
     "echo 'rm -r {{VDIR}}' | xargs -I{} sh -c '{}'",
     "echo 'rm -r {{VDIR}}' | xargs -I% bash -c %",
     "echo '{{VDIR}}; rm -r {{VDIR}}' | xargs -i sh -c 'ls {}'",
+    // Finding R10: programs other than shells that run their input as commands.
+    "printf 'rm -r {{VDIR}}\\n' | sed e",
+    "echo 'rm -r {{VDIR}}' | sed 's/^/ /e'",
+    "echo 'rm -r {{VDIR}}' | awk '{system($0)}'",
+    "echo 'rm -r {{VDIR}}' | gawk '{print | $0}'",
+    "echo 'rm -r {{VDIR}}' | perl -ne 'system $_'",
   ]
 }
 
@@ -118,6 +124,29 @@ const REFUSED_APPROVED = [
   "sudoedit /etc/hosts",
   // A shell reading its script from a pipe, inside wrappers too, and from producers dupin cannot read.
   ...EMBEDDED_AND_PIPED(),
+  // Finding R10: what the data becomes is checked like a script; unreadable producers are refused.
+  "printf 'kubectl exec web -- touch {{M}}\\n' | sed e",
+  "echo 'kubectl get secret db -n prod -o yaml' | awk '{system($0)}' | base64 -w0",
+  "echo 'kubectl delete namespace prod' | sed e",
+  "printf 'rm -r {{VDIR}}\\n' | sort --compress-program=sh -S 1k",
+  "echo 'rm -r {{VDIR}}' | xargs sh -c",
+  "echo 'kubectl exec web -- touch {{M}}' | timeout 5 sed e",
+  "cat {{VICTIM}} | sed e",
+  "cat {{VICTIM}} | sed -nf {{VICTIM}}",
+  "cat {{VICTIM}} | awk -f {{VICTIM}}",
+  "ls {{VDIR}} | awk '{system(\"rm -r \" $0)}'",
+  // Finding R9: resources named by --raw, manifests and kustomizations, every workload, tokens.
+  "kubectl delete --raw /api/v1/namespaces/prod",
+  "kubectl delete --raw=/api/v1/namespaces/prod/",
+  "kubectl replace --raw /api/v1/namespaces/prod/finalize -f {{VICTIM}}",
+  "printf 'apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: prod\\n' | kubectl delete -f -",
+  "printf 'apiVersion: v1\\nkind: Secret\\nmetadata:\\n  name: db\\n' | kubectl get -f - -o yaml",
+  "kubectl describe --filename=https://example.com/x.yaml",
+  "kubectl delete -k {{VDIR}}",
+  "kubectl delete -Rf {{VDIR}}",
+  "kubectl delete all --all -n prod",
+  "kubectl create --raw /api/v1/namespaces/prod/serviceaccounts/default/token -f -",
+  "kubectl create token default",
 ]
 
 describe("hard deny holds even when approved", () => {
@@ -144,6 +173,46 @@ describe("hard deny holds even when approved", () => {
     const result = await sandbox.run("sed --in-pl s/localhost/evil/ /etc/hosts", { approved: true })
     expect(result.error).toContain("not run, even with approval")
     expect(readFileSync("/etc/hosts", "utf8")).toBe(before)
+  })
+})
+
+describe("manifests a kubectl command names are read (finding R9)", () => {
+  const manifest = (name: string, text: string) => {
+    const path = join(sandbox.dir, name)
+    writeFileSync(path, text)
+    return path
+  }
+  const secret = manifest("db.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n")
+  const list = manifest("list.json", '{"apiVersion":"v1","kind":"List","items":[]}')
+  const namespace = manifest("ns.yaml", 'kind: Deployment\n---\nkind: "Namespace"\n')
+  const deployment = manifest(
+    "web.yaml",
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  namespace: prod\n",
+  )
+
+  test("a Secret, a Namespace or a List in the file is refused approved", async () => {
+    for (const command of [
+      `kubectl get -f ${secret} -o yaml`,
+      `kubectl delete -f ${namespace}`,
+      `kubectl apply -f ${list}`,
+    ]) {
+      const result = await sandbox.run(command, { approved: true })
+      expect({ command, error: result.error }).toEqual({
+        command,
+        error: expect.stringContaining("not run, even with approval"),
+      })
+    }
+    expect(sandbox.shimCalls()).toEqual([])
+  })
+
+  test("another kind still asks a human, and the prompt says what runs", () => {
+    expect(sandbox.tool().requiresApproval({ command: `kubectl apply -f ${deployment}` })).toContain(
+      "kubectl apply",
+    )
+    expect(sandbox.tool().requiresApproval({ command: "echo 'uptime' | sed e" })).toContain("(uptime)")
+    expect(
+      sandbox.tool().requiresApproval({ command: "kubectl get --raw /api/v1/namespaces/prod" }),
+    ).toContain("--raw")
   })
 })
 
@@ -174,6 +243,10 @@ test.each([
   "helm install x ./chart --set env=prod",
   'git commit -m "don\'t break the env"',
   "sudo awk '{print $1}' /var/log/syslog",
+  // Programs that do not run their input stay a human's decision whatever feeds them (R10).
+  "kubectl logs x | sed -n '/ready/p;:a'",
+  "kubectl get pods | awk '{print $1 | \"sort\"}'",
+  "kubectl get pods -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'",
   "sudo kubectl get pods -o jsonpath='{$.items[*].metadata.name}'",
   "bash -c 'set -euxo pipefail; cd /var/log && tail -n 5 syslog'",
   `kubectl patch deploy x -p '{"spec":{"template":{"spec":{"containers":[${Array.from({ length: 40 }, (_, i) => `{"name":"c${i}","image":"nginx"}`).join(",")}]}}}}'`,

@@ -98,3 +98,61 @@ describe("credential files named by the tools' environment", () => {
     expect(tool.evaluate(`cat ${join(dir, "app.log")}`).verdict?.decision).toBe("allow")
   })
 })
+
+// Finding R5: credential stores the first list missed, by their usual paths.
+describe("more credential locations are refused even approved", () => {
+  const tool = new BashTool({ cwd: dir })
+  test.each([
+    "tail -n 50 /home/ops/.bash_history",
+    "cat /root/.zsh_history",
+    "cat /home/ops/.psql_history",
+    "cat /home/ops/.mysql_history",
+    "cat /home/ops/.python_history",
+    "cat /home/ops/.viminfo",
+    "cat /home/ops/.local/share/fish/fish_history",
+    "cat /home/ops/.config/helm/registry/config.json",
+    "cat /home/ops/.config/containers/auth.json",
+    "cat /run/user/1000/containers/auth.json",
+    "cat /run/containers/0/auth.json",
+    "cat /home/ops/.argocd/config",
+    "cat /home/ops/.config/argocd/config",
+    "cat /home/ops/.tsh/keys/proxy.example.com/ops",
+    "cat /home/ops/.rancher/cli2.json",
+    "cat /etc/rancher/rke2/rke2.yaml",
+    "cat /var/lib/rancher/rke2/server/token",
+    "cat /var/snap/microk8s/current/credentials/client.config",
+    "cat /var/lib/k0s/pki/admin.conf",
+    "cat /home/ops/.talos/config",
+    "cat /var/lib/docker/containers/abc123/mounts/secrets/db_password",
+    "od -c /var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+    "cat /run/credentials/app.service/token",
+    "cat /etc/default/dupin",
+    "cat /home/ops/.terraformrc",
+    "cat /home/ops/.config/openstack/clouds.yaml",
+    "cat /home/ops/.m2/settings.xml",
+    "cat /home/ops/.cargo/credentials.toml",
+  ])("%s", (command) => {
+    expect(tool.evaluate(command).verdict?.decision).toBe("deny")
+  })
+
+  test("the token and key files a kubeconfig names are refused like the kubeconfig", () => {
+    const token = join(dir, "sa.token")
+    const key = join(dir, "keys", "client.key.data")
+    mkdirSync(join(dir, "keys"), { recursive: true })
+    writeFileSync(token, "eyJhbGciOiJSUzI1NiJ9.x.y\n")
+    writeFileSync(key, "key\n")
+    const kubeconfig = join(dir, "prod.kubeconfig.yaml")
+    writeFileSync(
+      kubeconfig,
+      `users:\n- name: sa\n  user:\n    tokenFile: sa.token\n    client-key: ${key}\n`,
+    )
+    const toolset = bashToolset.create(
+      { enabled: true },
+      { env: { KUBECONFIG: kubeconfig }, runbooks: undefined, protectedPaths: [] },
+    )
+    const bash = toolset.tools.find((t) => t.name === "run_bash_command") as BashTool
+    expect(bash.evaluate(`cat ${token}`).verdict?.decision).toBe("deny")
+    expect(bash.evaluate(`base64 -w0 ${key}`).verdict?.decision).toBe("deny")
+    expect(bash.evaluate("cat /home/ops/app.log").verdict?.decision).toBe("allow")
+  })
+})

@@ -1,3 +1,4 @@
+import { posix } from "node:path"
 import { hasOption, type OptionSpec, type Scan, scanOptions } from "../options.ts"
 import { allow, approve, type Verdict, worst } from "../verdict.ts"
 import { awkProgramVerdict } from "./awk-program.ts"
@@ -162,8 +163,25 @@ const AWK: FilterRule = {
     const program = scan.operands[0]
     if (program === undefined)
       return approve("awk without a program on the command line reads one from a file")
+    const special = scan.operands.slice(1).find(isGawkSpecialFile)
+    if (special !== undefined)
+      return approve(
+        `gawk opens ${special} as a special file (a network connection or an inherited descriptor)`,
+      )
     return awkProgramVerdict(program)
   },
+}
+
+/**
+ * gawk's special file names (manual, "Special Files"): `/inet/tcp/LPORT/HOST/RPORT` (and `/inet4`,
+ * `/inet6`, `udp`) listens on or connects to any port, past the egress guard, even with
+ * `--sandbox` (finding R16); `/dev/fd/N` and `/dev/std*` read descriptors dupin did not hand over.
+ * gawk compares the name as written; the normalized form is checked too, in case a version does not.
+ */
+function isGawkSpecialFile(operand: string): boolean {
+  return [operand, posix.normalize(operand)].some((name) =>
+    /^\/(inet[46]?(\/|$)|dev\/(fd\/|stdin$|stdout$|stderr$))/.test(name),
+  )
 }
 
 const simple = (spec: OptionSpec, extra: Omit<FilterRule, "spec"> = {}): FilterRule => ({

@@ -1,5 +1,6 @@
 import { type OptionSpec, scanOptions } from "../options.ts"
 import { allow, approve, type Verdict } from "../verdict.ts"
+import { inspectFormatVerdict } from "./docker-format.ts"
 
 /**
  * helm and docker by their cobra/pflag grammars: long flags exact, shorthands grouped. Flags that
@@ -182,6 +183,8 @@ export function classifyDocker(args: readonly string[]): Verdict {
   // `docker top C ps-options` hands the options to ps on the host.
   const isTop = (nested ? action : sub) === "top"
   if (isTop && scan.operands.length > 1) return approve("docker top with ps options")
+  const format = scan.options.findLast((o) => o.name === "-f" || o.name === "--format")?.value
+  if ((nested ? action : sub) === "inspect" && format !== undefined) return inspectFormatVerdict(format)
   return allow(`${what} is read-only`)
 }
 

@@ -1,5 +1,6 @@
 import { type OptionSpec, type ScannedOption, scanOptions } from "../options.ts"
 import { allow, approve, deny, type Verdict, worst } from "../verdict.ts"
+import { sourceDeny } from "./kubectl-sources.ts"
 
 /**
  * kubectl is read through its real flag grammar (Go pflag: long flags exact, `_` is `-`,
@@ -184,9 +185,11 @@ const MUTATING = new Set(
   ).split(" "),
 )
 
-export function classifyKubectl(args: readonly string[]): Verdict {
+export function classifyKubectl(args: readonly string[], cwd = "/"): Verdict {
   // The subcommand cobra will run, found the way cobra finds it, is checked first.
   const [cobraSub, ...cobraRest] = cobraWords(args)
+  const sourced = sourceDeny(cobraSub, args, cwd)
+  if (sourced) return sourced
   const cobraHard = cobraSub === undefined ? undefined : hardDeny(cobraSub, cobraRest, [], args)
   if (cobraHard) return cobraHard
   const outer = scanOptions(args, { ...GLOBAL_SPEC, ...mergeAll() })
@@ -272,6 +275,10 @@ function hardDeny(
   if (sub === "exec") return deny("kubectl exec runs commands inside containers")
   if (sub === "delete" && rest.some((r) => isResource(r, NAMESPACE)))
     return deny("kubectl delete namespace destroys everything in it")
+  // `all` is every workload kind: with --all (or -A) it empties a namespace (or the cluster).
+  if (sub === "delete" && rest.some((r) => isResource(r, ALL)))
+    return deny("kubectl delete all removes every workload in the namespace")
+  if (sub === "create" && rest[0] === "token") return deny("kubectl create token mints a credential")
   if (SECRET_READERS.has(sub) && rest.some((r) => isResource(r, SECRET)))
     return deny(`kubectl ${sub} of secrets exposes credentials`)
   const raw = options.find((o) => o.name === "--raw")
@@ -330,6 +337,7 @@ function namesSecrets(path: string): boolean {
 
 const SECRET = new Set(["secret", "secrets"])
 const NAMESPACE = new Set(["namespace", "namespaces", "ns"])
+const ALL = new Set(["all"])
 
 /** `pods,secrets`, `secret/x`, `secrets.v1.`, `Secret`: resource names as kubectl reads them. */
 function isResource(word: string, names: Set<string>): boolean {
