@@ -110,7 +110,7 @@ type Listener = {
  * (header-guard.ts: Bun.serve alone cannot bound the time headers take to arrive).
  */
 function guarded(app: App, host: string, port: number, headerTimeoutMs: number): Listener {
-  const socketDir = mkdtempSync(join(tmpdir(), "dupin-http-"))
+  const socketDir = mkdtempSync(join(tmpdir(), `dupin-http-${process.pid}-`))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
   const server = app.server

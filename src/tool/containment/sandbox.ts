@@ -72,7 +72,7 @@ export function openSandbox(
  * "command not found" result of an uncontained run (bwrap would only print its own error) and
  * means the wrapper never searches a PATH.
  */
-function resolveCommand(command: string, path: string, cwd: string | undefined): string {
+export function resolveCommand(command: string, path: string, cwd: string | undefined): string {
   const found = Bun.which(command, { PATH: path, ...(cwd ? { cwd } : {}) })
   if (found) return found
   const direct = command.includes("/") ? resolve(cwd ?? process.cwd(), command) : null
