@@ -7,9 +7,11 @@
 import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
+import { containmentConfigured } from "../tool/containment/index.ts"
 import { ToolExecutor } from "../tool/executor.ts"
 import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
+import { applyContainment } from "./containment.ts"
 
 const catalogs = new WeakMap<Config, RunbookCatalog | null>()
 const executors = new WeakMap<Config, ToolExecutor>()
@@ -28,6 +30,9 @@ export function runbookCatalogFor(config: Config): RunbookCatalog | undefined {
 export function toolExecutorFor(config: Config): ToolExecutor {
   let executor = executors.get(config)
   if (!executor) {
+    // A library embedder that built its Config in code is contained like `serve` and `ask`
+    // (issue 19.3), with the Config's own hidden paths; one that configured containment keeps it.
+    if (!containmentConfigured()) applyContainment(config.security)
     const toolsets = assembleToolsets({
       config: config.toolsets,
       configFileName: config.configFile,
