@@ -23,6 +23,8 @@ export type HelperRunOptions = {
   maxOutputBytes: number
   group: string
   memoryBytes: number
+  /** Put before each stage (a prlimit the helper cannot hold itself; see rlimits.ts). */
+  prefix: string[]
 }
 
 export async function executeInHelper(
@@ -49,7 +51,11 @@ export async function executeInHelper(
     const resolved: string[][] = []
     for (const [i, argv] of stages.entries()) {
       try {
-        resolved.push([resolveCommand(argv[0] ?? "", env.PATH ?? "", options.cwd), ...argv.slice(1)])
+        resolved.push([
+          ...options.prefix,
+          resolveCommand(argv[0] ?? "", env.PATH ?? "", options.cwd),
+          ...argv.slice(1),
+        ])
       } catch (error) {
         const code = (error as { code?: string }).code
         return code === "EACCES"

@@ -10,6 +10,7 @@ import { join } from "node:path"
 import type { Subprocess } from "bun"
 import { currentContainment } from "./containment/index.ts"
 import type { RequestQuota } from "./containment/request-quota.ts"
+import { perProcessLimit } from "./containment/rlimits.ts"
 import { openSandbox, type SandboxRun } from "./containment/sandbox.ts"
 import { exitOf } from "./containment/signals.ts"
 import type { SandboxView } from "./containment/views.ts"
@@ -130,7 +131,12 @@ async function execute(
       return await executeInHelper(
         sandbox,
         stages,
-        { ...options, group, memoryBytes },
+        {
+          ...options,
+          group,
+          memoryBytes,
+          prefix: perProcessLimit(containment.programs.prlimit, containment.info.limits),
+        },
         stdin,
         { started, capture, exits },
         pipefailStage,

@@ -11,7 +11,7 @@ import { SYSTEM_PATH } from "./detect.ts"
 import { bwrapArgs } from "./bwrap.ts"
 import { helperArgv } from "./helper-command.ts"
 import { FRAME, FrameReader, type HelperRequest, type RunDone, type RunRequest } from "./helper/protocol.ts"
-import { prlimitArgs } from "./rlimits.ts"
+import { HELPER_MIN_ADDRESS_SPACE, prlimitArgs } from "./rlimits.ts"
 import type { ContainmentState } from "./index.ts"
 import { type SandboxView, viewPlan } from "./views.ts"
 import { helperPaths } from "./helper-command.ts"
@@ -93,7 +93,15 @@ export class HelperSandbox {
     const { programs, info } = this.containment
     if (!programs.bwrap) throw new Error("bubblewrap is not available")
     const plan = viewPlan(this.containment, this.view, this.area, this.env, helperPaths())
-    const limits = info.limits && programs.prlimit ? prlimitArgs(programs.prlimit, info.limits, true) : []
+    const limits =
+      info.limits && programs.prlimit
+        ? prlimitArgs(
+            programs.prlimit,
+            info.limits,
+            true,
+            info.limits.addressSpaceBytes >= HELPER_MIN_ADDRESS_SPACE,
+          )
+        : []
     const argv = [...bwrapArgs(programs.bwrap, { ...plan, cwd: "/" }), ...limits, ...helperArgv()]
     const proc = Bun.spawn(argv, {
       env: { PATH: SYSTEM_PATH, TMPDIR: this.area, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
