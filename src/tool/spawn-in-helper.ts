@@ -6,8 +6,8 @@
  */
 import { rmSync } from "node:fs"
 import { join } from "node:path"
-import type { HelperSandbox } from "./containment/helper-sandbox.ts"
 import type { RunDone } from "./containment/helper/protocol.ts"
+import type { HelperSandbox } from "./containment/helper-sandbox.ts"
 import { resolveCommand } from "./containment/sandbox.ts"
 import type { OutputCapture } from "./output-capture.ts"
 import type { PipelineResult, StageExit } from "./spawn.ts"
@@ -108,8 +108,12 @@ export async function executeInHelper(
       if (timedOut || aborted) terminate()
       done = await started.done
     } catch (error) {
-      if (aborted || timedOut) return capture.result({ stages: exits, started: run.started, aborted, timedOut })
-      return fail(126, `cannot start the tool sandbox: ${error instanceof Error ? error.message : String(error)}`)
+      if (aborted || timedOut)
+        return capture.result({ stages: exits, started: run.started, aborted, timedOut })
+      return fail(
+        126,
+        `cannot start the tool sandbox: ${error instanceof Error ? error.message : String(error)}`,
+      )
     } finally {
       clearTimeout(timer)
       clearTimeout(killTimer)
@@ -120,20 +124,21 @@ export async function executeInHelper(
       const { stage, code, message } = done.startError
       const command = stages[stage]?.[0] ?? ""
       if (code === "ENOENT") {
-        return fail(127, options.cwd ? `${command}: cannot start in ${options.cwd}` : `${command}: command not found`, stage)
+        return fail(
+          127,
+          options.cwd ? `${command}: cannot start in ${options.cwd}` : `${command}: command not found`,
+          stage,
+        )
       }
       if (code === "EACCES") return fail(126, `${command}: permission denied`, stage)
       return fail(126, code === "EHELPER" ? message : `${command}: cannot start: ${message}`, stage)
     }
     for (const [i, end] of done.stages.entries()) exits[i] = { argv: stages[i]!, ...end }
-    if (done.memoryKilled) {
-      capture.add(
-        "stderr",
-        new TextEncoder().encode(
-          `\nkilled: this request's tool processes went over their memory quota (${Math.round(options.memoryBytes / MiB)} MiB)\n`,
-        ),
-      )
-    }
+    // Said in the output when there is room, and always in `error` (a full capture has none).
+    const memory = done.memoryKilled
+      ? `killed: this request's tool processes went over their memory quota (${Math.round(options.memoryBytes / MiB)} MiB)`
+      : undefined
+    if (memory) capture.add("stderr", new TextEncoder().encode(`\n${memory}\n`))
     const failing = pipefail(exits)
     return capture.result({
       stages: exits,
@@ -142,6 +147,7 @@ export async function executeInHelper(
       aborted,
       exitCode: failing.exitCode,
       signalCode: failing.signalCode,
+      ...(memory ? { error: memory } : {}),
     })
   } finally {
     rmSync(tempDir, { recursive: true, force: true })

@@ -8,5 +8,8 @@ import type { ToolContext } from "./tool.ts"
  * against the request's quota.
  */
 export function spawnScope(context: ToolContext): { view: SandboxView; quota?: RequestQuota } {
-  return { view: context.approved ? "writable" : "read-only", ...(context.quota ? { quota: context.quota } : {}) }
+  return {
+    view: context.approved ? "writable" : "read-only",
+    ...(context.quota ? { quota: context.quota } : {}),
+  }
 }

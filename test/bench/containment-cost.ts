@@ -76,7 +76,14 @@ emit({
   name: "containment-cost",
   method: `runProcess(["true"]) one at a time (${ROUNDS}×${PER_ROUND} per mode) and ${PARALLEL} at once (wall time ÷ ${PARALLEL}), modes interleaved per round in one process: uncontained, the old per-call bwrap + prlimit wrapper, and the long-lived sandbox helper of the read-only view.`,
   table: {
-    head: ["mode", "p50 per process", "added over none", "÷ none", `${PARALLEL} at once, per process`, "÷ none"],
+    head: [
+      "mode",
+      "p50 per process",
+      "added over none",
+      "÷ none",
+      `${PARALLEL} at once, per process`,
+      "÷ none",
+    ],
     rows,
   },
   targets: [

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { createConsoleToolCallingLLM } from "../../src/runtime/runtime.ts"
 import { containmentInfo, resetContainment } from "../../src/tool/containment/index.ts"
+import { ToolResultStatus } from "../../src/tool/result.ts"
 import { stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS } from "../cli/support.ts"
 import { FILESYSTEM, readyExecutor, toolCall } from "../mcp/support.ts"
@@ -89,7 +90,10 @@ describe.skipIf(!BWRAP)("an approved call takes effect", () => {
     "dupin ask --yes: the approved write lands",
     async () => {
       const target = join(dir, "by-ask")
-      fake.script({ toolCalls: [{ name: "touch_approved", arguments: { path: target } }] }, { content: "Done." })
+      fake.script(
+        { toolCalls: [{ name: "touch_approved", arguments: { path: target } }] },
+        { content: "Done." },
+      )
       const run = await runCli(["ask", "touch it", "--toolset-file", writerToolset(dir), "--yes", "--json"], {
         env: cliEnv(fake),
       })
@@ -169,7 +173,11 @@ describe.skipIf(!BWRAP)("MCP stdio servers write only inside their writable_path
       env: { PATH: process.env.PATH ?? "" },
       mcpServers: {
         files: {
-          config: { command: process.execPath, args: [FILESYSTEM, writable, readOnly], writable_paths: [writable] },
+          config: {
+            command: process.execPath,
+            args: [FILESYSTEM, writable, readOnly],
+            writable_paths: [writable],
+          },
         },
       },
     })
@@ -179,13 +187,13 @@ describe.skipIf(!BWRAP)("MCP stdio servers write only inside their writable_path
       executor.prepare(toolCall("write_file", { path: join(writable, "notes.md"), content: "hello" })),
       signal,
     )
-    expect(ok.status).toBe("success")
+    expect(ok.status).toBe(ToolResultStatus.SUCCESS)
     expect(await Bun.file(join(writable, "notes.md")).text()).toBe("hello")
     const refused = await executor.run(
       executor.prepare(toolCall("write_file", { path: join(readOnly, "notes.md"), content: "hello" })),
       signal,
     )
-    expect(refused.status).toBe("error")
+    expect(refused.status).toBe(ToolResultStatus.ERROR)
     expect(existsSync(join(readOnly, "notes.md"))).toBe(false)
   }, 60_000)
 })

@@ -6,7 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { join } from "node:path"
-import { configureContainment, currentContainment, resetContainment } from "../../src/tool/containment/index.ts"
+import {
+  configureContainment,
+  currentContainment,
+  resetContainment,
+} from "../../src/tool/containment/index.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
 import { waitFor } from "../support/wait.ts"
 
@@ -59,7 +63,10 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
   }, 60_000)
 
   test("a process that left its run's group (setsid) does not outlive the run", async () => {
-    const run = await runProcess({ ...base, argv: ["sh", "-c", "setsid sleep 5353 >/dev/null 2>&1 & echo started"] })
+    const run = await runProcess({
+      ...base,
+      argv: ["sh", "-c", "setsid sleep 5353 >/dev/null 2>&1 & echo started"],
+    })
     expect(run.output).toBe("started\n")
     expect(await gone("sleep 5353")).toEqual([])
   }, 30_000)
@@ -83,10 +90,13 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
 
 describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("when dupin is killed", () => {
   test("SIGKILL of dupin ends the sandbox and every process in it", async () => {
-    const holder = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures/sandbox-holder.ts"), "5656"], {
-      stdout: "pipe",
-      stderr: "pipe",
-    })
+    const holder = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "fixtures/sandbox-holder.ts"), "5656"],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    )
     const reader = (holder.stdout as ReadableStream<Uint8Array>).getReader()
     const { value } = await reader.read()
     const { helper } = JSON.parse(new TextDecoder().decode(value)) as { helper: number }

@@ -18,5 +18,7 @@ export function helperArgv(): string[] {
 
 /** Host paths the helper itself needs inside the sandbox (they may lie under a masked HOME). */
 export function helperPaths(): string[] {
-  return compiled() ? [process.execPath] : [process.execPath, dirname(join(import.meta.dir, "helper", "main.ts"))]
+  return compiled()
+    ? [process.execPath]
+    : [process.execPath, dirname(join(import.meta.dir, "helper", "main.ts"))]
 }

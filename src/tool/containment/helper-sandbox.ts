@@ -7,14 +7,13 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import type { Subprocess } from "bun"
-import { SYSTEM_PATH } from "./detect.ts"
 import { bwrapArgs } from "./bwrap.ts"
-import { helperArgv } from "./helper-command.ts"
+import { SYSTEM_PATH } from "./detect.ts"
 import { FRAME, FrameReader, type HelperRequest, type RunDone, type RunRequest } from "./helper/protocol.ts"
-import { HELPER_MIN_ADDRESS_SPACE, prlimitArgs } from "./rlimits.ts"
+import { helperArgv, helperPaths } from "./helper-command.ts"
 import type { ContainmentState } from "./index.ts"
+import { HELPER_MIN_ADDRESS_SPACE, prlimitArgs } from "./rlimits.ts"
 import { type SandboxView, viewPlan } from "./views.ts"
-import { helperPaths } from "./helper-command.ts"
 
 /** How long a helper may take to say it is ready (a cold compiled binary on a loaded host). */
 const START_TIMEOUT_MS = 15_000
@@ -53,7 +52,11 @@ export class HelperSandbox {
     return mkdtempSync(join(this.area, "run-"))
   }
 
-  async run(request: Omit<RunRequest, "t" | "id">, handlers: RunHandlers, signal: AbortSignal): Promise<{ id: number; done: Promise<RunDone> }> {
+  async run(
+    request: Omit<RunRequest, "t" | "id">,
+    handlers: RunHandlers,
+    signal: AbortSignal,
+  ): Promise<{ id: number; done: Promise<RunDone> }> {
     await this.#start(signal)
     const id = this.#nextId++
     const done = new Promise<RunDone>((resolve) => this.#pending.set(id, { handlers, resolve }))
@@ -125,7 +128,10 @@ export class HelperSandbox {
       failed(new Error(`the tool sandbox did not start: ${this.#stderr.trim() || `exit ${proc.exitCode}`}`))
       this.#ended(proc)
     })
-    const timer = setTimeout(() => failed(new Error("the tool sandbox did not start in time")), START_TIMEOUT_MS)
+    const timer = setTimeout(
+      () => failed(new Error("the tool sandbox did not start in time")),
+      START_TIMEOUT_MS,
+    )
     const onAbort = () => failed(new Error("aborted"))
     signal.addEventListener("abort", onAbort, { once: true })
     this.#ready = started.finally(() => {
@@ -140,7 +146,9 @@ export class HelperSandbox {
       }
     })
     if (Number.isFinite(this.totalMemoryBytes))
-      void this.#ready.then(() => this.#send({ t: "limit", totalMemoryBytes: this.totalMemoryBytes })).catch(() => {})
+      void this.#ready
+        .then(() => this.#send({ t: "limit", totalMemoryBytes: this.totalMemoryBytes }))
+        .catch(() => {})
     return this.#ready
   }
 

@@ -4,7 +4,7 @@
  */
 import { HelperSandbox } from "./helper-sandbox.ts"
 import type { ContainmentState } from "./index.ts"
-import { type SandboxView, privateHomeOf, reexposed } from "./views.ts"
+import { privateHomeOf, reexposed, type SandboxView } from "./views.ts"
 
 export class SandboxPool {
   readonly #sandboxes = new Map<string, HelperSandbox>()

@@ -85,7 +85,8 @@ export function resolveCommand(command: string, path: string, cwd: string | unde
  */
 function writableOf(paths: readonly string[], containment: ContainmentState): string[] {
   const masked = [...containment.secretDirs, ...containment.secretFiles]
-  const overlaps = (p: string) => masked.some((m) => p === m || p.startsWith(`${m}/`) || m.startsWith(`${p}/`))
+  const overlaps = (p: string) =>
+    masked.some((m) => p === m || p.startsWith(`${m}/`) || m.startsWith(`${p}/`))
   return paths
     .filter((p) => isAbsolute(p) && existsSync(p))
     .map((p) => realpathSync(p))

@@ -49,7 +49,8 @@ export function removeStaleStateDirs(parent = tmpdir()): string[] {
     try {
       const stat = statSync(path)
       if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue
-      if (owner !== null ? owner === process.pid || alive(owner) : Date.now() - stat.mtimeMs < DAY_MS) continue
+      if (owner !== null ? owner === process.pid || alive(owner) : Date.now() - stat.mtimeMs < DAY_MS)
+        continue
       rmSync(path, { recursive: true, force: true })
       removed.push(path)
     } catch {

@@ -3,8 +3,9 @@
  * socket (a cut-off producer would see ECONNRESET, not SIGPIPE); a FIFO opened at both ends and
  * unlinked at once is a plain pipe. mkfifo is called through libc: no process per pipe.
  */
-import { closeSync, constants, openSync, rmSync } from "node:fs"
+
 import { dlopen, FFIType } from "bun:ffi"
+import { closeSync, constants, openSync, rmSync } from "node:fs"
 
 const LIBC_NAMES = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"]
 

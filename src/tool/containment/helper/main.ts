@@ -8,9 +8,9 @@
  */
 import type { Subprocess } from "bun"
 import { makeNonDumpable } from "../non-dumpable.ts"
-import { listProcesses } from "./memory.ts"
 import { closeQuietly, osPipe } from "./fifo.ts"
-import { FRAME, type HelperRequest, type RunDone, type RunRequest, type StageEnd, frame } from "./protocol.ts"
+import { listProcesses } from "./memory.ts"
+import { FRAME, frame, type HelperRequest, type RunDone, type RunRequest, type StageEnd } from "./protocol.ts"
 
 const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
@@ -52,7 +52,12 @@ async function run(request: RunRequest): Promise<void> {
   const ends: StageEnd[] = request.stages.map(() => ({ exitCode: null, signalCode: null }))
   const finish = (extra: Partial<RunDone> = {}) => {
     active.delete(request.id)
-    const done: RunDone = { stages: ends, seen, ...(entry.memoryKilled ? { memoryKilled: true } : {}), ...extra }
+    const done: RunDone = {
+      stages: ends,
+      seen,
+      ...(entry.memoryKilled ? { memoryKilled: true } : {}),
+      ...extra,
+    }
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
     sweep()
   }
@@ -65,13 +70,19 @@ async function run(request: RunRequest): Promise<void> {
   try {
     pipes = request.stages.slice(1).map(() => osPipe(tmp))
   } catch (error) {
-    return finish({ startError: { stage: 0, code: "EPIPE", message: `cannot create a pipe: ${String(error)}` } })
+    return finish({
+      startError: { stage: 0, code: "EPIPE", message: `cannot create a pipe: ${String(error)}` },
+    })
   }
   let lastStdout: ReadableStream<Uint8Array> | undefined
   for (const [i, argv] of request.stages.entries()) {
     const isLast = i === request.stages.length - 1
     const input =
-      i === 0 ? (request.stdin === null ? "ignore" : Buffer.from(request.stdin, "base64")) : pipes[i - 1]!.read
+      i === 0
+        ? request.stdin === null
+          ? "ignore"
+          : Buffer.from(request.stdin, "base64")
+        : pipes[i - 1]!.read
     try {
       const proc = Bun.spawn(argv, {
         env: request.env,
@@ -87,13 +98,18 @@ async function run(request: RunRequest): Promise<void> {
       closePipes()
       for (const p of entry.procs) killGroup(p.pid, "SIGKILL")
       const code = (error as { code?: string } | null)?.code ?? "EFAIL"
-      return finish({ startError: { stage: i, code, message: error instanceof Error ? error.message : String(error) } })
+      return finish({
+        startError: { stage: i, code, message: error instanceof Error ? error.message : String(error) },
+      })
     }
   }
   // Our copies of the pipe ends would keep readers from seeing EOF and writers from SIGPIPE.
   closePipes()
   const cancels: Array<() => void> = []
-  const drain = async (stream: ReadableStream<Uint8Array>, kind: typeof FRAME.stdout | typeof FRAME.stderr) => {
+  const drain = async (
+    stream: ReadableStream<Uint8Array>,
+    kind: typeof FRAME.stdout | typeof FRAME.stderr,
+  ) => {
     const reader = stream.getReader()
     cancels.push(() => void reader.cancel().catch(() => {}))
     try {
@@ -111,7 +127,10 @@ async function run(request: RunRequest): Promise<void> {
   await Promise.all(
     entry.procs.map(async (p, i) => {
       await p.exited
-      ends[i] = { exitCode: p.signalCode ? null : p.exitCode, signalCode: p.signalCode ? String(p.signalCode) : null }
+      ends[i] = {
+        exitCode: p.signalCode ? null : p.exitCode,
+        signalCode: p.signalCode ? String(p.signalCode) : null,
+      }
       // Background children (`sleep 1000 &`) must not outlive their leader.
       killGroup(p.pid, "SIGKILL")
     }),

@@ -67,7 +67,11 @@ export class FrameReader {
       const length = view.getUint32(5, true)
       if (data.byteLength - at - HEADER_BYTES < length) break
       const start = at + HEADER_BYTES
-      frames.push({ kind: view.getUint8(0), id: view.getUint32(1, true), payload: data.slice(start, start + length) })
+      frames.push({
+        kind: view.getUint8(0),
+        id: view.getUint32(1, true),
+        payload: data.slice(start, start + length),
+      })
       at = start + length
     }
     this.#pending = at === data.byteLength ? new Uint8Array(0) : data.slice(at)
