@@ -1,7 +1,9 @@
 /**
  * Process-global containment of tool processes, configured once at startup (the CLI does it
- * after loading the config) and read by `spawn.ts` for every process. Until configured, tools
- * run uncontained with a warning in `containmentInfo()`: library embedders and tests choose.
+ * after loading the config, a library's first `toolExecutorFor(config)` when nothing did) and
+ * read by `spawn.ts` for every process. Code below the runtime (spawn, a ToolExecutor built by
+ * hand, tests) runs uncontained until something configures it, with a warning in
+ * `containmentInfo()`.
  */
 import { existsSync, realpathSync, statSync } from "node:fs"
 import { homedir, totalmem } from "node:os"
@@ -80,7 +82,7 @@ const UNCONFIGURED = [
 ]
 
 let state: ContainmentState = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
-/** False until configureContainment runs: the first tool run then contains with the defaults (issue 19.3). */
+/** False until configureContainment runs; `toolExecutorFor` then applies the Config's settings (issue 19.3). */
 let configured = false
 
 /** Back to the state before any configureContainment (tests that configure it in-process). */
@@ -169,9 +171,6 @@ export function containmentInfo(): ContainmentInfo {
 
 /** The state spawn uses; internal to src/tool. */
 export function currentContainment(): ContainmentState {
-  // A library embedder that never configured containment still gets it (issue 19.3); an explicit
-  // `security.containment: off` is a configuration and stays off.
-  if (!configured) configureContainment()
   return state
 }
 
