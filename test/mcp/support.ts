@@ -24,7 +24,8 @@ export function tempDir(prefix = "dupin-mcp-"): string {
 
 /** A `mcp_servers` entry running the fault server with its marker files in `dir`. */
 export function faultServer(dir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { config: { command: process.execPath, args: [FAULT_SERVER, dir] }, ...extra }
+  // The server writes its marker files in `dir`: under containment that needs writable_paths.
+  return { config: { command: process.execPath, args: [FAULT_SERVER, dir], writable_paths: [dir] }, ...extra }
 }
 
 /** Pids of the fault server's starts, oldest first. */

@@ -64,6 +64,15 @@ export class HelperSandbox {
     return { id, done }
   }
 
+  /** Starts the helper ahead of the first run (serve: the first conversation does not wait for it). */
+  warm(): void {
+    try {
+      this.#start(AbortSignal.timeout(START_TIMEOUT_MS)).catch(() => {})
+    } catch {
+      // Retried, with the reason, by the first run.
+    }
+  }
+
   kill(id: number, signal: "SIGTERM" | "SIGKILL"): void {
     if (this.#pending.has(id)) this.#send({ t: "kill", id, signal })
   }

@@ -155,6 +155,11 @@ export function spillParent(): string {
   return stateDir(state.runsDir)
 }
 
+/** Starts the read-only view's sandbox now rather than on the first tool call. */
+export function warmToolSandbox(env: Record<string, string>): void {
+  state.pool?.get("read-only", env).warm()
+}
+
 /** A fresh per-request share of the tool-process pool. */
 export function newRequestQuota(): RequestQuota {
   return new RequestQuota(requestSlots(state.slots.size), state.requestMemoryBytes)
