@@ -44,6 +44,9 @@ export function mcpConfig(mcpServers: Record<string, unknown>, init: ConfigInit 
     apiKey: "test",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tempDir("dupin-mcp-home-") },
     mcpServers,
+    // These tests watch the servers from the host (pids, process groups): uncontained unless a
+    // test asks for containment (a library Config is contained by default).
+    security: { containment: "off" },
     ...init,
   })
 }
