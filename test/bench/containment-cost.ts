@@ -3,8 +3,10 @@
  * `true` through `runProcess` uncontained, under the old per-call bubblewrap wrapper (a new
  * sandbox and prlimit exec per process), and through the long-lived sandbox helper of the
  * read-only view. Rounds interleave the modes so load drift hits them alike; read the ratios
- * and the added milliseconds, not the absolute times. `bun test/bench/containment-cost.ts`.
+ * and the added milliseconds, not the absolute times. CPU per process (dupin, the helper and the
+ * tools, from /proc) is the figure least moved by other load on the host. `bun test/bench/containment-cost.ts`.
  */
+import { readFileSync } from "node:fs"
 import { configureContainment, currentContainment } from "../../src/tool/containment/index.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
 import { emit } from "./support/report.ts"
@@ -44,6 +46,32 @@ async function one(): Promise<number> {
   return performance.now() - started
 }
 
+/** CPU seconds of this process and its reaped children, and of the helper's process tree. */
+function cpuTicks(pid: number | "self"): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    // utime, stime, cutime, cstime (fields 14-17).
+    return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+  } catch {
+    return 0
+  }
+}
+/** The helper runs as bwrap's child; its reaped tool processes count in its cutime. */
+function helperTicks(): number {
+  const bwrap = state.pool?.sandboxes[0]?.pid
+  if (!bwrap) return 0
+  let children: string[] = []
+  try {
+    children = readFileSync(`/proc/${bwrap}/task/${bwrap}/children`, "utf8").trim().split(/\s+/)
+  } catch {
+    return 0
+  }
+  return cpuTicks(bwrap) + children.filter(Boolean).reduce((sum, c) => sum + cpuTicks(Number(c)), 0)
+}
+const CPU_RUNS = 200
+const cpu: Record<Mode, number> = { none: 0, "per-call bwrap": 0, "sandbox helper": 0 }
+
 const serial: Record<Mode, number[]> = { none: [], "per-call bwrap": [], "sandbox helper": [] }
 const parallel: Record<Mode, number[]> = { none: [], "per-call bwrap": [], "sandbox helper": [] }
 for (const mode of MODES) {
@@ -59,6 +87,14 @@ for (let round = 0; round < ROUNDS; round++) {
     parallel[mode].push((performance.now() - started) / PARALLEL)
   }
 }
+// CPU per process (all processes involved, clock ticks of 10 ms): less sensitive to load than wall time.
+for (const mode of MODES) {
+  use(mode)
+  const before = cpuTicks("self") + (mode === "sandbox helper" ? helperTicks() : 0)
+  for (let i = 0; i < CPU_RUNS; i++) await one()
+  const after = cpuTicks("self") + (mode === "sandbox helper" ? helperTicks() : 0)
+  cpu[mode] = ((after - before) * 10) / CPU_RUNS
+}
 use("sandbox helper")
 
 const base = median(serial.none)
@@ -70,8 +106,11 @@ const rows = MODES.map((mode) => [
   `${fmt(median(serial[mode]) / base)}×`,
   `${fmt(median(parallel[mode]))} ms`,
   `${fmt(median(parallel[mode]) / baseParallel)}×`,
+  `${fmt(cpu[mode])} ms`,
+  `${fmt(cpu[mode] - cpu.none)} ms`,
 ])
 const added = median(serial["sandbox helper"]) - base
+const cpuAdded = cpu["sandbox helper"] - cpu.none
 emit({
   name: "containment-cost",
   method: `runProcess(["true"]) one at a time (${ROUNDS}×${PER_ROUND} per mode) and ${PARALLEL} at once (wall time ÷ ${PARALLEL}), modes interleaved per round in one process: uncontained, the old per-call bwrap + prlimit wrapper, and the long-lived sandbox helper of the read-only view.`,
@@ -83,6 +122,8 @@ emit({
       "÷ none",
       `${PARALLEL} at once, per process`,
       "÷ none",
+      `CPU per process (${CPU_RUNS} runs)`,
+      "CPU added",
     ],
     rows,
   },
@@ -92,6 +133,12 @@ emit({
       measured: `${fmt(added)} ms`,
       target: "≤ 1 ms",
       met: added <= 1,
+    },
+    {
+      claim: "containment adds ≤ 1 ms of CPU per tool process (dupin, helper and tool together)",
+      measured: `${fmt(cpuAdded)} ms`,
+      target: "≤ 1 ms",
+      met: cpuAdded <= 1,
     },
   ],
 })

@@ -28,6 +28,7 @@ const BENCHES = [
   "footprint",
   "mcp-call",
   "small-window",
+  "containment-cost",
 ]
 
 type Outcome = { bench: string; report?: BenchReport; raw?: string; error?: string; seconds: number }
