@@ -9,6 +9,7 @@ import { join } from "node:path"
 import type { RunDone } from "./containment/helper/protocol.ts"
 import type { HelperSandbox } from "./containment/helper-sandbox.ts"
 import { resolveCommand } from "./containment/sandbox.ts"
+import { privateHomeOf } from "./containment/views.ts"
 import type { OutputCapture } from "./output-capture.ts"
 import type { PipelineResult, StageExit } from "./spawn.ts"
 
@@ -25,6 +26,13 @@ export type HelperRunOptions = {
   memoryBytes: number
   /** Put before each stage (a prlimit the helper cannot hold itself; see rlimits.ts). */
   prefix: string[]
+}
+
+/** Whether `cwd` lies in the read-only view's private HOME (and so is not there until made). */
+function inPrivateHome(sandbox: HelperSandbox, cwd: string | undefined): boolean {
+  if (!cwd || sandbox.view !== "read-only") return false
+  const home = privateHomeOf(sandbox.containment)
+  return home !== null && cwd.startsWith(`${home}/`)
 }
 
 export async function executeInHelper(
@@ -95,6 +103,7 @@ export async function executeInHelper(
           stages: resolved,
           env,
           cwd: options.cwd ?? null,
+          ...(inPrivateHome(sandbox, options.cwd) ? { makeCwd: true } : {}),
           stdin: stdin === undefined ? null : Buffer.from(stdin).toString("base64"),
           cap: options.maxOutputBytes,
           group: options.group,

@@ -6,6 +6,7 @@
  * exits, ends processes that left their run's group, and enforces the memory quotas. It exits
  * when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is killed.
  */
+import { mkdirSync } from "node:fs"
 import type { Subprocess } from "bun"
 import { makeNonDumpable } from "../non-dumpable.ts"
 import { closeQuietly, osPipe } from "./fifo.ts"
@@ -60,6 +61,13 @@ async function run(request: RunRequest): Promise<void> {
     }
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
     sweep()
+  }
+  if (request.makeCwd && request.cwd) {
+    try {
+      mkdirSync(request.cwd, { recursive: true })
+    } catch {
+      // Then the spawn reports that it cannot start there.
+    }
   }
   const tmp = request.env.TMPDIR ?? "/tmp"
   let pipes: Array<{ read: number; write: number }> = []

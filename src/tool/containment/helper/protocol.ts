@@ -12,6 +12,11 @@ export type RunRequest = {
   stages: string[][]
   env: Record<string, string>
   cwd: string | null
+  /**
+   * The cwd lies in the private HOME, where it does not exist: made there (empty) first, so a
+   * `dupin ask --bash` started in ~/somewhere still runs, seeing none of HOME.
+   */
+  makeCwd?: boolean
   /** Base64 of what the first stage reads; null: /dev/null. */
   stdin: string | null
   /** Bytes of output forwarded to dupin; the rest is drained and only counted. */
