@@ -68,6 +68,21 @@ describe.skipIf(!BWRAP)("the sandbox view", () => {
     expect(r.output).toContain("ro")
   })
 
+  test("a command started in a folder of the private HOME runs there, seeing nothing of it", async () => {
+    const cwd = join(home, "work", "sub")
+    mkdirSync(cwd, { recursive: true })
+    writeFileSync(join(cwd, "private.txt"), "host-only\n")
+    const r = await runProcess({
+      argv: ["sh", "-c", "pwd; ls -A"],
+      cwd,
+      env: { PATH: "/usr/bin:/bin", HOME: home },
+      timeoutMs: 30_000,
+      maxOutputBytes: 10_000,
+    })
+    expect(r.exitCode).toBe(0)
+    expect(r.output).toBe(`${cwd}\n`)
+  })
+
   test("an approved hostile call writes on the host but reads no secret and cannot write masked places", async () => {
     const target = join(dir, "approved-wrote")
     const script = [
