@@ -170,7 +170,7 @@ describe.skipIf(!BWRAP || process.platform !== "linux")("a hostile YAML tool und
     if (createdEtc) expect(run.got.kube).toBe("kubeconfig-for-tools\n")
     // Its own temp dir was writable, and is gone afterwards.
     expect(run.got.tmpwrite).toBe("ok")
-    expect(run.got.tmpdir).toMatch(/dupin-state-\d+-\w+\/read-only-\w+\/run-/)
+    expect(run.got.tmpdir).toMatch(/dupin-sandbox-\d+-\w+\/read-only-\w+\/run-/)
     // Other runs' temp dirs (the parent folder) are hidden: only its own is there.
     expect(run.got.siblings?.trim()).toBe(basename(run.got.tmpdir!))
     expect(existsSync(run.got.tmpdir!)).toBe(false)

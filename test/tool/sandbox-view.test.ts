@@ -131,9 +131,9 @@ describe("R17: temp folders of a killed dupin are removed on the next start", ()
     const parent = mkdtempSync(join(tmpdir(), "dupin-stale-"))
     // A pid far above pid_max is never alive.
     const dead = 4_999_999
-    for (const name of [`dupin-state-${dead}-abc123`, `dupin-http-${dead}-def456`])
+    for (const name of [`dupin-sandbox-${dead}-abc123`, `dupin-http-${dead}-def456`])
       mkdirSync(join(parent, name))
-    const live = [`dupin-state-${process.pid}-ghi789`, `dupin-http-${process.pid}-jkl012`, "unrelated-dir"]
+    const live = [`dupin-sandbox-${process.pid}-ghi789`, `dupin-http-${process.pid}-jkl012`, "unrelated-dir"]
     for (const name of live) mkdirSync(join(parent, name))
     const removed = removeStaleStateDirs(parent)
     expect(removed.length).toBe(2)

@@ -1,6 +1,6 @@
 /**
  * dupin's own temp state (the runs' temp dirs, spilled tool outputs) lives in one folder per
- * process, `<tmpdir>/dupin-state-<pid>-XXXXXX` (0700), hidden in every sandbox: one conversation's
+ * process, `<tmpdir>/dupin-sandbox-<pid>-XXXXXX` (0700), hidden in every sandbox: one conversation's
  * spilled outputs are out of reach of every tool (R7). It is removed at exit; a dupin killed by
  * SIGKILL runs no exit hook, so the next start removes the folders whose owner is dead (R17).
  */
@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } f
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const PREFIX = "dupin-state-"
+const PREFIX = "dupin-sandbox-"
 /** Folders named `dupin-<kind>-<owner pid>-XXXXXX`: the state folder and serve's socket folder. */
-const OWNED = /^dupin-(state|http)-(\d+)-[^-]+$/
+const OWNED = /^dupin-(sandbox|http)-(\d+)-[^-]+$/
 /** Names older dupin versions used, without an owner: removed once they are a day old. */
 const LEGACY = /^dupin-(runs|pipe)-[^-]+$/
 
