@@ -52,13 +52,19 @@ export class HelperSandbox {
     return mkdtempSync(join(this.area, "run-"))
   }
 
+  /**
+   * Sends one run. Waits for the helper to be ready (the caller's signal ends only this wait: a
+   * start other runs wait for goes on); rejects when it cannot start.
+   */
   async run(
     request: Omit<RunRequest, "t" | "id">,
     handlers: RunHandlers,
     signal: AbortSignal,
   ): Promise<{ id: number; done: Promise<RunDone> }> {
-    await this.#start(signal)
+    await abortable(this.#start(), signal)
     const id = this.#nextId++
+    // The helper may have died between its start and this run.
+    if (!this.#proc) return { id, done: Promise.resolve(ended("the tool sandbox ended")) }
     const done = new Promise<RunDone>((resolve) => this.#pending.set(id, { handlers, resolve }))
     this.#send({ t: "run", id, ...request })
     return { id, done }
@@ -67,7 +73,7 @@ export class HelperSandbox {
   /** Starts the helper ahead of the first run (serve: the first conversation does not wait for it). */
   warm(): void {
     try {
-      this.#start(AbortSignal.timeout(START_TIMEOUT_MS)).catch(() => {})
+      this.#start().catch(() => {})
     } catch {
       // Retried, with the reason, by the first run.
     }
@@ -100,7 +106,7 @@ export class HelperSandbox {
     }
   }
 
-  #start(signal: AbortSignal): Promise<void> {
+  #start(): Promise<void> {
     if (this.#ready) return this.#ready
     const { programs, info } = this.containment
     if (!programs.bwrap) throw new Error("bubblewrap is not available")
@@ -141,12 +147,7 @@ export class HelperSandbox {
       () => failed(new Error("the tool sandbox did not start in time")),
       START_TIMEOUT_MS,
     )
-    const onAbort = () => failed(new Error("aborted"))
-    signal.addEventListener("abort", onAbort, { once: true })
-    this.#ready = started.finally(() => {
-      clearTimeout(timer)
-      signal.removeEventListener("abort", onAbort)
-    })
+    this.#ready = started.finally(() => clearTimeout(timer))
     this.#ready.catch(() => {
       // A start that failed is retried by the next run.
       if (this.#proc === proc) {
@@ -204,13 +205,33 @@ export class HelperSandbox {
     const why = this.#stderr.trim()
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id)
-      pending.resolve({
-        stages: [],
-        seen: 0,
-        startError: { stage: 0, code: "EHELPER", message: `the tool sandbox ended${why ? `: ${why}` : ""}` },
-      })
+      pending.resolve(ended(`the tool sandbox ended${why ? `: ${why}` : ""}`))
     }
   }
+}
+
+/** The end of a run whose helper died: a start failure the caller reports as exit 126. */
+function ended(message: string): RunDone {
+  return { stages: [], seen: 0, startError: { stage: 0, code: "EHELPER", message } }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the promise itself goes on). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error("aborted"))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error("aborted"))
+    signal.addEventListener("abort", onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort)
+        reject(error)
+      },
+    )
+  })
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
