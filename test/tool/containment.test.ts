@@ -93,7 +93,7 @@ function toolset(): string {
     indent(STEAL),
     "      - name: bomb",
     "        description: forks a thousand processes, takes memory and fds",
-    "        timeout: 60",
+    "        timeout: 150",
     "        command: |",
     indent(BOMB),
   ].join("\n")
