@@ -143,9 +143,33 @@ async function run(request: RunRequest): Promise<void> {
       killGroup(p.pid, "SIGKILL")
     }),
   )
+  // A killed group of a thousand processes takes a while to go on a loaded host: the run ends
+  // once they are gone, as it did when the pid namespace ended with it.
+  await groupsGone(entry.procs.map((p) => p.pid))
   await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
   for (const cancel of cancels) cancel()
   finish()
+}
+
+const GROUP_GONE_MS = 5000
+
+async function groupsGone(pids: number[]): Promise<void> {
+  const deadline = performance.now() + GROUP_GONE_MS
+  for (const pid of pids) {
+    while (performance.now() < deadline && groupExists(pid)) {
+      killGroup(pid, "SIGKILL")
+      await Bun.sleep(10)
+    }
+  }
+}
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**
