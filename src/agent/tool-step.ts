@@ -1,4 +1,6 @@
 import type { ToolCall, ToolMessage } from "../llm/types.ts"
+import { newRequestQuota } from "../tool/containment/index.ts"
+import type { RequestQuota } from "../tool/containment/request-quota.ts"
 import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { engineLimits } from "../tool/tool.ts"
@@ -22,11 +24,17 @@ export type StepContext = {
   output: OutputBudget
   /** The run's hook on each call the model asks for (AgentOptions.onToolCall). */
   onToolCall?: (call: ToolCall) => void
+  /** The request's share of tool-process slots and memory. */
+  quota?: RequestQuota
 }
 
 /** The per-request parts of a StepContext, from the executor's limits. */
-export function stepBounds(executor: ToolExecutor): { output: OutputBudget } {
-  return { output: new OutputBudget(engineLimits(executor.options.limits).requestOutputMaxBytes) }
+export function stepBounds(executor: ToolExecutor): { output: OutputBudget; quota: RequestQuota } {
+  return {
+    output: new OutputBudget(engineLimits(executor.options.limits).requestOutputMaxBytes),
+    // One request's share of the tool processes and their memory (R6, R13).
+    quota: newRequestQuota(),
+  }
 }
 
 /**
@@ -41,7 +49,7 @@ export function boundedRunner(
   return (p, approved) =>
     slot(async () => {
       const cap = ctx.output.readCap(limits.outputMaxBytes)
-      const result = await ctx.executor.run(p, ctx.signal, approved, cap)
+      const result = await ctx.executor.run(p, ctx.signal, approved, cap, ctx.quota)
       return ctx.output.keep(result, cap < limits.outputMaxBytes ? cap : undefined)
     })
 }

@@ -129,7 +129,7 @@ export class Config {
     this.toolLimits = toolLimits(init.limits)
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env, init.configFile)
-    this.security = securitySettings(init.security, init.configFile)
+    this.security = securitySettings(init.security, init.configFile, init.customToolsets)
     this.alerts = alertSettings(init.alerts)
     this.store = storeSettings(init.store, env)
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)

@@ -35,11 +35,19 @@ type RawSecurity = {
   hidden_paths?: string[] | undefined
 }
 
-export function securitySettings(raw: RawSecurity = {}, configFile?: string): SecuritySettings {
+/**
+ * `customToolsets` are hidden too (R17): a custom toolset file may carry literal header tokens and
+ * MCP `env:` values, and no tool needs to read it.
+ */
+export function securitySettings(
+  raw: RawSecurity = {},
+  configFile?: string,
+  customToolsets: readonly string[] = [],
+): SecuritySettings {
   return {
     containment: raw.containment ?? "auto",
     maxConcurrentToolProcesses: raw.max_concurrent_tool_processes ?? DEFAULT_MAX_CONCURRENT_PROCESSES,
     proc: raw.proc ?? "private",
-    hiddenPaths: [...(configFile ? [configFile] : []), ...(raw.hidden_paths ?? [])],
+    hiddenPaths: [...(configFile ? [configFile] : []), ...customToolsets, ...(raw.hidden_paths ?? [])],
   }
 }

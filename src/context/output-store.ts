@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { readFile, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { spillParent } from "../tool/containment/index.ts"
 
 /**
  * Characters of full tool output kept in memory per request. The spawn cap already bounds one
@@ -14,7 +14,8 @@ type Entry = { toolName: string; length: number; text?: string; file?: string }
 /**
  * The full text of every tool result that was truncated in this request, so the model can page
  * through it with `read_tool_output`. One store per run; `dispose` (the run's `finally`) removes
- * the spill directory. Spill files are 0600 in a fresh 0700 `mkdtemp` directory and are named by
+ * the spill directory. Spill files are 0600 in a fresh 0700 `mkdtemp` directory inside dupin's
+ * state folder (hidden from every tool sandbox) and are named by
  * sequence number, never by the model-chosen tool_call_id.
  */
 export class OutputStore {
@@ -51,7 +52,8 @@ export class OutputStore {
       this.entries.set(toolCallId, { toolName, length: text.length, text })
       return
     }
-    this.dir ??= mkdtempSync(join(tmpdir(), "dupin-output-"))
+    // Inside dupin's state folder, which no tool sandbox shows (R7: other conversations' spills).
+    this.dir ??= mkdtempSync(join(spillParent(), "dupin-output-"))
     const file = join(this.dir, `${++this.files}.txt`)
     writeFileSync(file, text, { mode: 0o600, flag: "wx" })
     this.entries.set(toolCallId, { toolName, length: text.length, file })

@@ -2,9 +2,9 @@ import type { SecuritySettings } from "../config/security.ts"
 import { type ContainmentInfo, configureContainment } from "../tool/containment/index.ts"
 
 /**
- * Applies the settings to the process-global tool containment. Called once by the entry points
- * that run tools for real (the CLI commands); a Config built in a library or test does not change
- * process state by being constructed.
+ * Applies the settings to the process-global tool containment. The CLI commands call it after
+ * loading the config; a library's first `toolExecutorFor(config)` calls it when nothing did, so a
+ * Config built in code is contained too (issue 19.3). Constructing a Config changes nothing.
  */
 export function applyContainment(settings: SecuritySettings): ContainmentInfo {
   return configureContainment({

@@ -10,9 +10,11 @@ import type { Config } from "../config/config.ts"
 import { createChatModel } from "../llm/model-factory.ts"
 import type { ChatModel } from "../llm/types.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
+import { containmentConfigured } from "../tool/containment/index.ts"
 import { ToolExecutor } from "../tool/executor.ts"
 import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
+import { applyContainment } from "./containment.ts"
 
 export type Runtime = {
   readonly config: Config
@@ -40,7 +42,11 @@ export function createRuntime(config: Config): Runtime {
     return runbooks ?? undefined
   }
   const tools = (): ToolExecutor => {
-    executor ??= new ToolExecutor(
+    if (executor) return executor
+    // A library embedder that built its Config in code is contained like `serve` and `ask`
+    // (issue 19.3), with the Config's own hidden paths; one that configured containment keeps it.
+    if (!containmentConfigured()) applyContainment(config.security)
+    executor = new ToolExecutor(
       assembleToolsets({
         config: config.toolsets,
         configFileName: config.configFile,

@@ -5,7 +5,7 @@ import { writeStderr } from "../commands/output.ts"
 import { requireServerSecrets } from "../config/settings.ts"
 import { errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
-import { containmentInfo } from "../tool/containment/index.ts"
+import { containmentInfo, warmToolSandbox } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
@@ -45,6 +45,8 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   }
 
   logContainment()
+  // The read-only view's sandbox starts now, not in the first conversation's first tool call.
+  warmToolSandbox(server.runtime.executor.options.env)
   logModelProblems(modelReadiness(config))
 
   await new Promise<void>((resolve) => {

@@ -5,7 +5,7 @@ import { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
-import { createRuntime } from "../runtime/runtime.ts"
+import { createRuntime, type Runtime } from "../runtime/runtime.ts"
 import { type App, createApp } from "./app.ts"
 import { type HeaderGuard, type HeaderGuardOptions, listenWithHeaderGuard } from "./header-guard.ts"
 import { isOwnProcessPeer } from "./own-process-peer.ts"
@@ -42,6 +42,8 @@ export type ShutdownOptions = {
 
 export type RunningServer = {
   app: App
+  /** What the server runs on: its executor, models and engines. */
+  runtime: Runtime
   /** `http://host:port`, with the port actually bound (port 0 picks one). */
   url: string
   port: number
@@ -106,6 +108,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   let stopping: Promise<void> | undefined
   return {
     app,
+    runtime,
     url,
     port: listener.port,
     shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS, shutdownOptions = {}) => {
@@ -150,7 +153,7 @@ function guarded(
   headerTimeoutMs: number,
   refuse: HeaderGuardOptions["refuse"],
 ): Listener {
-  const socketDir = mkdtempSync(join(tmpdir(), "dupin-http-"))
+  const socketDir = mkdtempSync(join(tmpdir(), `dupin-http-${process.pid}-`))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
   const server = app.server

@@ -1,6 +1,7 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
 import { redact } from "../redact.ts"
+import type { RequestQuota } from "./containment/request-quota.ts"
 import { duplicateKey } from "./duplicate-keys.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
@@ -230,6 +231,7 @@ export class ToolExecutor {
     signal: AbortSignal,
     approved = false,
     outputMaxBytes?: number,
+    quota?: RequestQuota,
   ): Promise<StructuredToolResult> {
     if (prepared.error || !prepared.tool) {
       return StructuredToolResult.error(prepared.error ?? "Unknown tool.", prepared.params)
@@ -244,6 +246,7 @@ export class ToolExecutor {
           : { ...limits, outputMaxBytes },
       env: this.options.env,
       approved,
+      ...(quota ? { quota } : {}),
     }
     if (signal.aborted) throw new AbortError()
     return scrub(await prepared.tool.run(prepared.params, context))

@@ -9,9 +9,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Subprocess } from "bun"
 import { currentContainment } from "./containment/index.ts"
+import type { RequestQuota } from "./containment/request-quota.ts"
+import { perProcessLimit } from "./containment/rlimits.ts"
 import { openSandbox, type SandboxRun } from "./containment/sandbox.ts"
 import { exitOf } from "./containment/signals.ts"
+import type { SandboxView } from "./containment/views.ts"
 import { OutputCapture, type StreamName } from "./output-capture.ts"
+import { executeInHelper } from "./spawn-in-helper.ts"
 
 export type ProcessResult = {
   /** null when the process was killed by a signal (see `signalCode`) or never started. */
@@ -48,6 +52,13 @@ type CommonOptions = {
   timeoutMs: number
   signal?: AbortSignal
   maxOutputBytes: number
+  /**
+   * `writable` for a call a human approved (CONTRACT §5: it takes effect); otherwise the
+   * read-only view. See containment/views.ts.
+   */
+  view?: SandboxView
+  /** The request's share of process slots and memory; without one, only the global pool bounds it. */
+  quota?: RequestQuota
 }
 
 export type RunProcessOptions = CommonOptions & {
@@ -107,10 +118,32 @@ async function execute(
   // The deadline covers the wait for a slot too: spawn is the tool's only timeout owner.
   const deadline = AbortSignal.timeout(options.timeoutMs)
   const waitSignal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
-  const release = await containment.slots.acquire(stages.length, waitSignal)
+  const release = await containment.slots.acquire(stages.length, waitSignal, options.quota)
   if (!release) {
     const aborted = options.signal?.aborted ?? false
     return capture.result({ stages: exits, started, aborted, timedOut: !aborted })
+  }
+  if (containment.pool) {
+    try {
+      const sandbox = containment.pool.get(options.view ?? "read-only", options.env)
+      const group = options.quota?.key ?? "unscoped"
+      const memoryBytes = options.quota?.memoryBytes ?? containment.requestMemoryBytes
+      return await executeInHelper(
+        sandbox,
+        stages,
+        {
+          ...options,
+          group,
+          memoryBytes,
+          prefix: perProcessLimit(containment.programs.prlimit, containment.info.limits),
+        },
+        stdin,
+        { started, capture, exits },
+        pipefailStage,
+      )
+    } finally {
+      release()
+    }
   }
   let sandbox: SandboxRun
   try {

@@ -3,6 +3,7 @@ import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
 import { AbortError, errorMessage } from "../errors.ts"
 import "./formats.ts" // registers the string formats parameters and config schemas may name
 import type { ToolSchema } from "../llm/types.ts"
+import type { RequestQuota } from "./containment/request-quota.ts"
 import { parametersSchema, type ToolParameter } from "./parameter.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Toolset } from "./toolset.ts"
@@ -47,6 +48,8 @@ export type ToolContext = {
   env: Record<string, string>
   /** True when a human approved this exact call. */
   approved?: boolean
+  /** The request's share of tool-process slots and memory (see `spawnScope`). */
+  quota?: RequestQuota
 }
 
 export type ToolInit = {

@@ -1,6 +1,7 @@
 import type { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { runProcess } from "../tool/spawn.ts"
+import { spawnScope } from "../tool/spawn-scope.ts"
 import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
 import { paramsInOneLine, Tool, type ToolContext } from "../tool/tool.ts"
 import { type Verdict, worst } from "./bash/verdict.ts"
@@ -121,6 +122,7 @@ export class YamlTool extends Tool {
       timeoutMs: seconds * 1000,
       signal: context.signal,
       maxOutputBytes: context.limits.outputMaxBytes,
+      ...spawnScope(context),
     })
     const cut =
       result.truncatedBytes > 0 ? `\n[output cut: ${result.truncatedBytes} more bytes were not kept]` : ""

@@ -31,6 +31,7 @@ const BENCHES = [
   "own-process-check",
   "small-window",
   "console",
+  "containment-cost",
 ]
 
 type Outcome = { bench: string; report?: BenchReport; raw?: string; error?: string; seconds: number }

@@ -91,6 +91,7 @@ const config = new Config({
   model: "openai/gpt-4o",
   apiKey: "test",
   env: { PATH: process.env.PATH ?? "" },
+  security: { containment: "off" },
   mcpServers: { fault: { config: { command: process.execPath, args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}, "stubborn"] } } },
 })
 await toolExecutorFor(config).ensureReady()

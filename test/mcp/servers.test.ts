@@ -375,7 +375,7 @@ test("a library script that used an MCP server exits by itself: an idle server h
   writeFileSync(
     script,
     `import { Config } from ${JSON.stringify(join(import.meta.dir, "../../src/core/config.ts"))}
-const config = new Config({ env: { PATH: process.env.PATH }, mcpServers: { e: { config: { command: process.execPath, args: [${JSON.stringify(EVERYTHING)}] } } } })
+const config = new Config({ env: { PATH: process.env.PATH }, security: { containment: "off" }, mcpServers: { e: { config: { command: process.execPath, args: [${JSON.stringify(EVERYTHING)}] } } } })
 const executor = config.toolExecutor()
 await executor.ensureReady()
 console.log(executor.toolsets.find((t) => t.name === "e")?.status)

@@ -24,7 +24,8 @@ export function tempDir(prefix = "dupin-mcp-"): string {
 
 /** A `mcp_servers` entry running the fault server with its marker files in `dir`. */
 export function faultServer(dir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { config: { command: process.execPath, args: [FAULT_SERVER, dir] }, ...extra }
+  // The server writes its marker files in `dir`: under containment that needs writable_paths.
+  return { config: { command: process.execPath, args: [FAULT_SERVER, dir], writable_paths: [dir] }, ...extra }
 }
 
 /** Pids of the fault server's starts, oldest first. */
@@ -43,6 +44,9 @@ export function mcpConfig(mcpServers: Record<string, unknown>, init: ConfigInit 
     apiKey: "test",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tempDir("dupin-mcp-home-") },
     mcpServers,
+    // These tests watch the servers from the host (pids, process groups): uncontained unless a
+    // test asks for containment (a library Config is contained by default).
+    security: { containment: "off" },
     ...init,
   })
 }

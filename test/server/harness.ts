@@ -79,6 +79,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config = new Config({
     ...modelInit,
     customToolsets: [toolsetFile],
+    // The server tests watch tool processes from the host (pid files, process groups): they run
+    // uncontained unless a test asks for containment (a library Config is contained by default).
+    security: { containment: "off" },
     ...options.init,
     env,
   })

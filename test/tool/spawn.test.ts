@@ -18,6 +18,11 @@ async function survivors(pgid: number): Promise<string[]> {
   return liveInGroup(pgid)
 }
 
+// These describe spawn itself: containment is off unless a describe turns it on (a process that
+// configures nothing is contained by default, issue 19.3).
+beforeAll(() => configureContainment({ mode: "off" }))
+afterAll(() => resetContainment())
+
 describe("runProcess", () => {
   test("captures stdout and stderr in arrival order and the exit code", async () => {
     const r = await runProcess({
@@ -250,7 +255,7 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("under cont
   beforeAll(() => {
     expect(configureContainment({ mode: "auto" }).mechanism).toBe("bwrap")
   })
-  afterAll(() => resetContainment())
+  afterAll(() => configureContainment({ mode: "off" }))
 
   test("output, exit code, stdin and cwd work as without it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "dupin-spawn-"))

@@ -12,19 +12,26 @@ export type Masks = {
 
 export type BwrapPlan = {
   masks: Masks
-  /** Files under a masked directory the tool still needs, read-only (KUBECONFIG in /etc/dupin). */
+  /** Files under a masked directory the tool still needs, read-only (KUBECONFIG in /etc/dupin, ~/.kube). */
   reexpose: string[]
-  /** The run's private temp dir: the only writable host path. */
+  /** The writable host folder of this sandbox (a run's temp dir, a view's run area). */
   tempDir: string
-  /** The parent of every run's temp dir, hidden so that runs cannot read each other's files. */
+  /** dupin's state folder (runs, spilled outputs), hidden so that tools see none of it but `tempDir`. */
   runsDir: string | null
-  /** Extra writable paths an embedding application opted into. */
+  /** Extra writable paths an embedding application or an MCP server's `writable_paths` opted into. */
   writable: string[]
+  /** The approved-writable view: the root is bound writable (the masks stay); otherwise read-only. */
+  writableRoot?: boolean
+  /** dupin's home folder, replaced by an empty private tmpfs (R5: shell histories, credential stores). */
+  privateHome?: string | null
   cwd: string | undefined
   /** Running as root: bwrap keeps its capabilities for root unless told to drop them. */
   root: boolean
   flavor: BwrapFlavor
 }
+
+/** A private HOME lives in memory: bounded so that a tool cannot fill it. */
+const HOME_TMPFS_BYTES = 64 * 1024 * 1024
 
 /**
  * `private`: a fresh /proc of the tool's pid namespace, where dupin does not exist (but `ps` and
@@ -46,7 +53,7 @@ export type BwrapFlavor = {
 }
 
 /** Namespace and lifetime flags shared by the startup probe and every run. */
-export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor): string[] {
+export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor, writableRoot = false): string[] {
   return [
     // Network is shared on purpose: kubectl, helm and curl must reach the cluster and the web.
     "--unshare-user",
@@ -57,7 +64,7 @@ export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor): string[] {
     // No controlling terminal to push input into (TIOCSTI).
     "--new-session",
     ...(root ? ["--cap-drop", "ALL"] : []),
-    "--ro-bind",
+    writableRoot ? "--bind" : "--ro-bind",
     "/",
     "/",
     "--dev",
@@ -68,9 +75,10 @@ export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor): string[] {
 }
 
 export function bwrapArgs(bwrap: string, plan: BwrapPlan): string[] {
-  const args = [bwrap, ...bwrapBaseArgs(plan.root, plan.flavor)]
+  const args = [bwrap, ...bwrapBaseArgs(plan.root, plan.flavor, plan.writableRoot)]
   // /dev/shm is in bwrap's own /dev tmpfs: bound it so it cannot eat the host's memory.
   args.push("--size", String(64 * 1024 * 1024), "--tmpfs", "/dev/shm")
+  if (plan.privateHome) args.push("--size", String(HOME_TMPFS_BYTES), "--tmpfs", plan.privateHome)
   for (const dir of plan.masks.dirs) args.push("--tmpfs", dir)
   for (const file of plan.reexpose) args.push("--ro-bind", file, file)
   for (const dir of plan.masks.dirs) args.push("--remount-ro", dir)

@@ -1,16 +1,20 @@
 /**
  * Process-global containment of tool processes, configured once at startup (the CLI does it
- * after loading the config) and read by `spawn.ts` for every process. Until configured, tools
- * run uncontained with a warning in `containmentInfo()`: library embedders and tests choose.
+ * after loading the config, a library's first `toolExecutorFor(config)` when nothing did) and
+ * read by `spawn.ts` for every process. Code below the runtime (spawn, a ToolExecutor built by
+ * hand, tests) runs uncontained until something configures it, with a warning in
+ * `containmentInfo()`.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { existsSync, realpathSync, statSync } from "node:fs"
+import { homedir, totalmem } from "node:os"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
 import { ProcessSlots } from "./process-slots.ts"
+import { RequestQuota, requestSlots } from "./request-quota.ts"
 import { DEFAULT_TOOL_RLIMITS } from "./rlimits.ts"
+import { SandboxPool } from "./sandbox-pool.ts"
+import { makeStateDir, removeStaleStateDirs, stateDir } from "./state-dir.ts"
 import type { ContainmentInfo, ContainmentMode, ToolRlimits } from "./types.ts"
 
 export type { ProcView } from "./bwrap.ts"
@@ -39,6 +43,10 @@ export type ContainmentOptions = {
   limits?: Partial<ToolRlimits>
   /** The /proc tools see with bwrap (see ProcView); `private` unless the host cannot mount one. */
   proc?: ProcView
+  /** dupin's home folder, private in the read-only view; default the user's home. */
+  home?: string | null
+  /** Resident memory of all tool processes together; default half the host's memory. */
+  totalMemoryBytes?: number
   /** Host programs to use instead of the ones found on the system PATH; null: not available (tests). */
   programs?: Partial<Omit<Programs, "true" | "sh">>
 }
@@ -52,9 +60,16 @@ export type ContainmentState = {
   writable: string[]
   root: boolean
   flavor: BwrapFlavor
-  /** Where the runs' private temp dirs are made (removed at exit); null when uncontained. */
+  /** dupin's state folder (runs' temp dirs, spilled outputs), hidden from tools; null when uncontained. */
   runsDir: string | null
   slots: ProcessSlots
+  /** dupin's home folder: private (an empty tmpfs) in the read-only view. */
+  home: string | null
+  /** Resident memory of all tool processes together, and one request's share. */
+  totalMemoryBytes: number
+  requestMemoryBytes: number
+  /** The long-lived sandboxes, one per view (bwrap only). */
+  pool: SandboxPool | null
 }
 
 const FIX_NAMESPACES =
@@ -67,16 +82,27 @@ const UNCONFIGURED = [
 ]
 
 let state: ContainmentState = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
+/** False until configureContainment runs; `toolExecutorFor` then applies the Config's settings (issue 19.3). */
+let configured = false
 
 /** Back to the state before any configureContainment (tests that configure it in-process). */
 export function resetContainment(): void {
+  state.pool?.dispose()
+  configured = false
   state = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
+}
+
+/** Whether containment was configured (explicitly, or by the first tool run). */
+export function containmentConfigured(): boolean {
+  return configured
 }
 
 /** Detects what the host allows, applies what dupin itself can (non-dumpable) and stores the result. */
 export function configureContainment(options: ContainmentOptions = {}): ContainmentInfo {
   const mode = options.mode ?? "auto"
   const max = options.maxConcurrentProcesses ?? DEFAULT_MAX_CONCURRENT_PROCESSES
+  state.pool?.dispose()
+  configured = true
   if (mode === "off") {
     state = uncontained(mode, ["security.containment is off: tool processes run uncontained"], max)
     return state.info
@@ -112,10 +138,36 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
     flavor: found.flavor,
-    runsDir: makeRunsDir(),
+    runsDir: makeStateDir(),
     slots: new ProcessSlots(max),
+    home: options.home === undefined ? homedir() : options.home,
+    ...memoryQuotas(options.totalMemoryBytes),
+    pool: null,
   }
+  // Leftovers of a dupin that was killed (SIGKILL runs no exit hook; R17).
+  removeStaleStateDirs()
+  if (found.mechanism === "bwrap") state.pool = new SandboxPool(state)
   return info
+}
+
+/** The state folder spilled tool outputs go to: inside dupin's hidden state folder (R7). */
+export function spillParent(): string {
+  return stateDir(state.runsDir)
+}
+
+/** Starts the read-only view's sandbox now rather than on the first tool call. */
+export function warmToolSandbox(env: Record<string, string>): void {
+  state.pool?.get("read-only", env).warm()
+}
+
+/** A fresh per-request share of the tool-process pool. */
+export function newRequestQuota(): RequestQuota {
+  return new RequestQuota(requestSlots(state.slots.size), state.requestMemoryBytes)
+}
+
+function memoryQuotas(total: number | undefined): { totalMemoryBytes: number; requestMemoryBytes: number } {
+  const all = total ?? Math.floor(totalmem() / 2)
+  return { totalMemoryBytes: all, requestMemoryBytes: Math.max(256 * 1024 * 1024, Math.floor(all / 4)) }
 }
 
 export function containmentInfo(): ContainmentInfo {
@@ -175,14 +227,10 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     flavor: { proc: "host", disableUserns: false },
     runsDir: null,
     slots: new ProcessSlots(max),
+    home: null,
+    ...memoryQuotas(undefined),
+    pool: null,
   }
-}
-
-/** One folder per configuration for the runs' temp dirs (mode 0700), removed when dupin exits. */
-function makeRunsDir(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "dupin-runs-")))
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
-  return dir
 }
 
 function existingDir(path: string): string[] {

@@ -1,3 +1,5 @@
+import type { RequestQuota } from "./request-quota.ts"
+
 /**
  * A counting semaphore over tool processes in this dupin process. A red-team request ran 2,793
  * processes at once; with slots the excess waits in arrival order, and a waiter whose signal
@@ -5,7 +7,7 @@
  */
 export class ProcessSlots {
   #free: number
-  readonly #queue: Array<{ count: number; grant: () => void }> = []
+  readonly #queue: Array<{ count: number; quota: RequestQuota | undefined; grant: () => void }> = []
 
   constructor(readonly size: number) {
     this.#free = size
@@ -15,16 +17,17 @@ export class ProcessSlots {
    * Waits for `count` slots at once (a pipeline's stages run together, so taking them one by one
    * could deadlock two pipelines). Resolves to the release function, or null when aborted first.
    */
-  acquire(count: number, signal?: AbortSignal): Promise<(() => void) | null> {
+  acquire(count: number, signal?: AbortSignal, quota?: RequestQuota): Promise<(() => void) | null> {
     if (count > this.size)
       return Promise.reject(new RangeError(`${count} processes exceed the cap of ${this.size}`))
     if (signal?.aborted) return Promise.resolve(null)
     return new Promise((resolve) => {
       const entry = {
         count,
+        quota,
         grant: () => {
           signal?.removeEventListener("abort", onAbort)
-          resolve(this.#releaser(count))
+          resolve(this.#releaser(count, quota))
         },
       }
       const onAbort = () => {
@@ -43,21 +46,33 @@ export class ProcessSlots {
     return this.size - this.#free
   }
 
-  #releaser(count: number): () => void {
+  #releaser(count: number, quota: RequestQuota | undefined): () => void {
     let released = false
     return () => {
       if (released) return
       released = true
       this.#free += count
+      if (quota) quota.inUse -= count
       this.#pump()
     }
   }
 
-  /** Strict FIFO: a large request at the head is not starved by small ones behind it. */
+  /**
+   * FIFO over the pool: a large pipeline at the head is not starved by small ones behind it. A
+   * waiter held back only by its own request's quota is passed over, so one request at its share
+   * never delays another request's call (R13).
+   */
   #pump(): void {
-    while (this.#queue.length > 0 && this.#queue[0]!.count <= this.#free) {
-      const next = this.#queue.shift()!
+    for (let i = 0; i < this.#queue.length; ) {
+      const next = this.#queue[i]!
+      if (next.count > this.#free) return
+      if (next.quota && next.quota.inUse + next.count > Math.max(next.quota.slots, next.count)) {
+        i++
+        continue
+      }
+      this.#queue.splice(i, 1)
       this.#free -= next.count
+      if (next.quota) next.quota.inUse += next.count
       next.grant()
     }
   }

@@ -18,14 +18,32 @@ export const DEFAULT_TOOL_RLIMITS: ToolRlimits = {
  * turn core dumps off: a core file would hold whatever secrets the tool's memory held. Every value
  * is a number dupin chose; nothing here comes from the model.
  */
-export function prlimitArgs(prlimit: string, limits: ToolRlimits, withProcesses: boolean): string[] {
+export function prlimitArgs(
+  prlimit: string,
+  limits: ToolRlimits,
+  withProcesses: boolean,
+  withAddressSpace = true,
+): string[] {
   return [
     prlimit,
     ...(withProcesses ? [`--nproc=${limits.processes}`] : []),
-    `--as=${limits.addressSpaceBytes}`,
+    ...(withAddressSpace ? [`--as=${limits.addressSpaceBytes}`] : []),
     `--nofile=${limits.openFiles}`,
     `--fsize=${limits.fileSizeBytes}`,
     "--core=0",
     "--",
   ]
+}
+
+/**
+ * The sandbox helper (Bun) holds the limits its tool processes inherit, so no limit costs an exec
+ * per process. Bun sizes its reservations to RLIMIT_AS and starts under 512 MiB; below this floor
+ * the helper runs without the address-space limit and each tool process gets it through prlimit.
+ */
+export const HELPER_MIN_ADDRESS_SPACE = 1024 * MiB
+
+/** The per-process prefix when the helper cannot hold the address-space limit itself. */
+export function perProcessLimit(prlimit: string | null, limits: ToolRlimits | null): string[] {
+  if (!prlimit || !limits || limits.addressSpaceBytes >= HELPER_MIN_ADDRESS_SPACE) return []
+  return [prlimit, `--as=${limits.addressSpaceBytes}`, "--"]
 }

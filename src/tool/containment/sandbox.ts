@@ -1,15 +1,18 @@
 /**
- * One contained run (a process or a whole pipeline): a private temp dir that becomes TMPDIR and
- * is removed afterwards, and the wrapper argv for each stage. Each stage gets its own sandbox;
- * they share the temp dir, as a shell pipeline would share /tmp.
+ * One contained run started with its own wrapper: a private temp dir that becomes TMPDIR and is
+ * removed afterwards, and the wrapper argv for each stage. With bubblewrap, tool calls run in the
+ * long-lived sandbox of their view instead (helper-sandbox.ts); this serves stdio MCP servers (one
+ * long-lived process each, in the read-only view plus their `writable_paths`) and the hosts
+ * without bubblewrap (unshare, prlimit).
  */
 import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { delimiter, isAbsolute, join, resolve } from "node:path"
+import { isAbsolute, join, resolve } from "node:path"
 import { bwrapArgs } from "./bwrap.ts"
 import type { ContainmentState } from "./index.ts"
 import { prlimitArgs } from "./rlimits.ts"
 import { reaperArgs, unshareArgs } from "./unshare.ts"
+import { viewPlan } from "./views.ts"
 
 export type SandboxRun = {
   /** The argv to spawn for one stage; throws an ENOENT/EACCES error when the command cannot start. */
@@ -24,7 +27,7 @@ export type SandboxRun = {
 
 export function openSandbox(
   containment: ContainmentState,
-  options: { env: Record<string, string>; cwd: string | undefined },
+  options: { env: Record<string, string>; cwd: string | undefined; writable?: readonly string[] },
 ): SandboxRun {
   const { info, programs } = containment
   if (info.level === "none" && !programs.prlimit) {
@@ -42,14 +45,9 @@ export function openSandbox(
   const prefix =
     info.mechanism === "bwrap" && programs.bwrap
       ? bwrapArgs(programs.bwrap, {
-          masks: { dirs: containment.secretDirs, files: containment.secretFiles },
-          reexpose: reexposed(options.env.KUBECONFIG, containment),
-          tempDir,
-          runsDir: containment.runsDir,
-          writable: containment.writable,
+          ...viewPlan(containment, "read-only", tempDir, options.env, []),
+          writable: [...containment.writable, ...writableOf(options.writable ?? [], containment)],
           cwd: options.cwd,
-          root: containment.root,
-          flavor: containment.flavor,
         })
       : info.mechanism === "unshare" && programs.unshare && programs.sh
         ? [...unshareArgs(programs.unshare), ...reaperArgs(programs.sh)]
@@ -72,7 +70,7 @@ export function openSandbox(
  * "command not found" result of an uncontained run (bwrap would only print its own error) and
  * means the wrapper never searches a PATH.
  */
-function resolveCommand(command: string, path: string, cwd: string | undefined): string {
+export function resolveCommand(command: string, path: string, cwd: string | undefined): string {
   const found = Bun.which(command, { PATH: path, ...(cwd ? { cwd } : {}) })
   if (found) return found
   const direct = command.includes("/") ? resolve(cwd ?? process.cwd(), command) : null
@@ -82,15 +80,15 @@ function resolveCommand(command: string, path: string, cwd: string | undefined):
 }
 
 /**
- * KUBECONFIG files under a masked directory (the bastion guide's /etc/dupin/kubeconfig): kubectl
- * needs them, so they are bound back read-only. dupin's own secret files never are.
+ * Paths an MCP server may write (its `writable_paths`): those that exist, resolved; never one that
+ * holds or lies in what is masked (a writable bind would show it again).
  */
-function reexposed(kubeconfig: string | undefined, containment: ContainmentState): string[] {
-  if (!kubeconfig || containment.secretDirs.length === 0) return []
-  return kubeconfig
-    .split(delimiter)
+function writableOf(paths: readonly string[], containment: ContainmentState): string[] {
+  const masked = [...containment.secretDirs, ...containment.secretFiles]
+  const overlaps = (p: string) =>
+    masked.some((m) => p === m || p.startsWith(`${m}/`) || m.startsWith(`${p}/`))
+  return paths
     .filter((p) => isAbsolute(p) && existsSync(p))
     .map((p) => realpathSync(p))
-    .filter((p) => containment.secretDirs.some((dir) => p.startsWith(`${dir}/`)))
-    .filter((p) => !containment.secretFiles.includes(p))
+    .filter((p) => !overlaps(p))
 }

@@ -1,6 +1,7 @@
 import { ToolParameter } from "../../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
 import { runPipeline } from "../../tool/spawn.ts"
+import { spawnScope } from "../../tool/spawn-scope.ts"
 import { Tool, type ToolContext } from "../../tool/tool.ts"
 import { type ParsedCommand, parseCommand } from "./parse.ts"
 import { type BashPolicyConfig, classifyPipeline } from "./policy.ts"
@@ -109,6 +110,7 @@ export class BashTool extends Tool {
       timeoutMs: seconds * 1000,
       signal: context.signal,
       maxOutputBytes: context.limits.outputMaxBytes,
+      ...spawnScope(context),
     })
     if (result.aborted) throw context.signal.reason ?? new Error("aborted")
     const ok = result.exitCode === 0 && !result.timedOut

@@ -49,6 +49,7 @@ export async function openClient(
       command: spec.command,
       args: spec.args,
       env: stdioEnv(env, spec.env),
+      writablePaths: spec.writablePaths ?? [],
     })
     try {
       return await start(transport, "stdio")

@@ -40,6 +40,8 @@ const ServerConfigSchema = Type.Object(
     command: Type.Optional(Str),
     args: Type.Optional(StrList),
     env: Type.Optional(StrMap),
+    /** stdio only: where the server may write besides its temp dir (CONTRACT §8). */
+    writable_paths: Type.Optional(StrList),
   },
   strict,
 )
@@ -71,7 +73,14 @@ const checkServer = TypeCompiler.Compile(McpServerSchema)
 
 /** How dupin reaches a server. `http` tries Streamable HTTP, then the legacy SSE transport. */
 export type McpTransportSpec =
-  | { kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
+  | {
+      kind: "stdio"
+      command: string
+      args: string[]
+      env: Record<string, string>
+      /** Where the server may write besides its temp dir (default nowhere else). */
+      writablePaths?: string[]
+    }
   | { kind: "streamable-http" | "sse" | "http"; url: URL; headers: Record<string, string> }
 
 /** A checked server entry. */
@@ -144,8 +153,15 @@ function transportOf(
     if (config.url !== undefined) fail("a stdio server takes command, not url")
     if (config.headers !== undefined) fail("headers are for url servers; a stdio server takes env")
     if (!config.command) return fail("stdio needs command (the program that runs the server)")
-    return { kind: "stdio", command: config.command, args: config.args ?? [], env: config.env ?? {} }
+    return {
+      kind: "stdio",
+      command: config.command,
+      args: config.args ?? [],
+      env: config.env ?? {},
+      ...(config.writable_paths ? { writablePaths: config.writable_paths } : {}),
+    }
   }
+  if (config.writable_paths !== undefined) fail("writable_paths is for stdio servers")
   if (config.command !== undefined || config.args !== undefined || config.env !== undefined)
     fail(`command, args and env are for stdio servers; this one has mode ${mode ?? "streamable-http"}`)
   if (!config.url) return fail("give url (an HTTP server) or command (a stdio server)")

@@ -24,6 +24,8 @@ export type StdioOptions = {
   args: readonly string[]
   /** The complete environment of the server. */
   env: Record<string, string>
+  /** Where the server may write besides its temp dir (CONTRACT §8); the rest is read-only. */
+  writablePaths?: readonly string[]
 }
 
 export class BunStdioTransport implements Transport {
@@ -50,7 +52,11 @@ export class BunStdioTransport implements Transport {
   async start(): Promise<void> {
     const containment = currentContainment()
     if (containment.info.refusal) throw new Error(containment.info.refusal)
-    const sandbox = openSandbox(containment, { env: this.options.env, cwd: undefined })
+    const sandbox = openSandbox(containment, {
+      env: this.options.env,
+      cwd: undefined,
+      writable: this.options.writablePaths ?? [],
+    })
     this.#sandbox = sandbox
     let proc: Subprocess<"pipe", "pipe", "pipe">
     try {
