@@ -1,6 +1,8 @@
+import { resolve } from "node:path"
 import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
+import { resolveConfigPath } from "../config/paths.ts"
 import { type LogLevel, setLogLevel } from "../log.ts"
 import { applyContainment } from "../runtime/containment.ts"
 import { configFilePath } from "./config-path.ts"
@@ -47,8 +49,13 @@ function buildCliConfig(options: CliConfigOptions, env: Env): Config {
   if (extraToolsets.length > 0) {
     // Overrides replace file values, but --toolset-file must add to the file's custom_toolsets,
     // not drop them; the file is small, so reading its list here costs nothing noticeable.
+    // Config resolves these against the file's folder: the flag's own are made absolute first,
+    // since they are relative to the working directory.
     const fromFile = readConfigFile(path).custom_toolsets ?? []
-    overrides.customToolsets = [...fromFile, ...extraToolsets]
+    overrides.customToolsets = [
+      ...fromFile,
+      ...extraToolsets.map((p) => resolve(resolveConfigPath(p, undefined, env))),
+    ]
   }
   return Config.loadFromFile(path, overrides)
 }

@@ -11,6 +11,7 @@ import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
+import { resolveConfigPaths } from "./paths.ts"
 import type { PromptSection } from "./prompt-sections.ts"
 import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
 import { type SecuritySettings, securitySettings } from "./security.ts"
@@ -121,14 +122,19 @@ export class Config {
     this.toolLimits = toolLimits(init.limits)
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env, init.configFile)
-    this.security = securitySettings(init.security, init.configFile)
+    // Every path the operator names: `~` expanded, relative ones read from the config file's folder.
+    const paths = (list: readonly string[] | undefined) => resolveConfigPaths(list, init.configFile, env)
+    this.security = securitySettings(
+      init.security && { ...init.security, hidden_paths: paths(init.security.hidden_paths) },
+      init.configFile,
+    )
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
     this.toolsets = init.toolsets ?? {}
     this.mcpServers = init.mcpServers ?? {}
-    this.customToolsets = init.customToolsets ?? []
+    this.customToolsets = paths(init.customToolsets) ?? []
     this.additionalToolsets = init.additionalToolsets ?? []
-    this.runbooks = init.runbooks ?? []
+    this.runbooks = paths(init.runbooks) ?? []
     this.enableBash = init.enableBash ?? false
     this.configFile = init.configFile
   }
