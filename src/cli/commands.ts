@@ -99,7 +99,11 @@ Examples:
     },
     toolsets: {
       summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
-      options: { config: { type: "string" }, json: { type: "boolean" } },
+      options: {
+        config: { type: "string" },
+        json: { type: "boolean" },
+        "toolset-file": { type: "string", multiple: true },
+      },
       help: `Usage: dupin toolsets [list|check] [options]
 
 list (default) shows each toolset's name, status (enabled, disabled, failed), error and when its
@@ -107,10 +111,13 @@ prerequisites were checked. check forgets earlier results and runs every prerequ
 
 Options:
 ${CONFIG_HELP}
+  --toolset-file FILE load a YAML toolset file too (repeatable): check a HolmesGPT file before
+                      adding it to custom_toolsets
   --json              print a JSON array instead of a table
 
 Examples:
   dupin toolsets
+  dupin toolsets check --toolset-file ./holmes/cilium.yaml
   dupin toolsets check --config /etc/dupin/config.yaml
   dupin toolsets list --json | jq '.[] | select(.status == "failed")'`,
       load: async () => (await import("./commands/toolsets.ts")).toolsetsCommand,

@@ -1,6 +1,6 @@
 import { toolExecutorFor } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
-import { flag, type ParsedArgs, stringOption, UsageError } from "../args.ts"
+import { flag, listOption, type ParsedArgs, stringOption, UsageError } from "../args.ts"
 import { applyLogLevel, loadCliConfig } from "../cli-config.ts"
 import { writeStdout } from "../output.ts"
 import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
@@ -18,7 +18,13 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
     )
   }
   applyLogLevel("WARN")
-  const executor = toolExecutorFor(loadCliConfig({ configPath: stringOption(args, "config") }))
+  // --toolset-file adds files as `ask` does: the way to check a HolmesGPT file before using it.
+  const executor = toolExecutorFor(
+    loadCliConfig({
+      configPath: stringOption(args, "config"),
+      toolsetFiles: listOption(args, "toolset-file"),
+    }),
+  )
   if (action === "check") await executor.recheck()
   else await executor.ensureReady()
 
