@@ -1,3 +1,5 @@
+import { redactSecretValues } from "./redact-values.ts"
+
 /**
  * Secret redaction for tool output, applied to every result before the model reads it: a
  * credential that reaches the model can end up in an answer, a log or a provider's retention.
@@ -11,7 +13,8 @@ export const REDACTED = "[REDACTED]"
 
 export function redact(text: string): string {
   if (!text) return text
-  let out = redactPem(text)
+  // The configured secrets by value first (redact-values.ts); then the shapes.
+  let out = redactPem(redactSecretValues(text))
   out = redactSecretYaml(out)
   out = redactSecretJson(out, 0)
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement as string)
@@ -86,6 +89,8 @@ const TOKEN_SHAPES: RegExp[] = [
   /^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/, // JWT (kube service account tokens)
   /^(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}$/, // AWS access key ids
   /^sk-(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}$/, // OpenAI, Anthropic (sk-ant-)
+  /^sk-or-v1-[a-f0-9]{64}$/, // OpenRouter: lowercase hex, so the rule above misses it
+  /^sk-[a-f0-9]{32,}$/, // DeepSeek: sk- and 32 lowercase hex
   /^xai-[A-Za-z0-9_-]{32,}$/, // xAI
   /^gsk_[A-Za-z0-9]{32,}$/, // Groq
   /^(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}$|^github_pat_[A-Za-z0-9_]{30,}$/, // GitHub

@@ -7,6 +7,7 @@ import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
 import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
 import type { ChatModel } from "../llm/types.ts"
+import { addSecretValues } from "../redact-values.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
@@ -14,6 +15,7 @@ import { readConfigFile } from "./file.ts"
 import { resolveConfigPaths } from "./paths.ts"
 import type { PromptSection } from "./prompt-sections.ts"
 import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
+import { configuredSecretValues } from "./secret-values.ts"
 import { type SecuritySettings, securitySettings } from "./security.ts"
 import {
   DEFAULT_FOLLOW_UP_ACTIONS,
@@ -137,6 +139,10 @@ export class Config {
     this.runbooks = paths(init.runbooks) ?? []
     this.enableBash = init.enableBash ?? false
     this.configFile = init.configFile
+    // Known before any tool runs or any line is logged: hidden by value everywhere from now on.
+    addSecretValues(
+      configuredSecretValues(env, [init.apiKey], this.modelList, knownServerSecrets(this.server)),
+    )
   }
 
   /** Loads a YAML config file; `overrides` win over the file's values. */
