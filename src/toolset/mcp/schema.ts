@@ -8,6 +8,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { type Env, expandEnvDeep } from "../../config/env.ts"
 import { assertValid } from "../../config/validate.ts"
 import { ConfigError } from "../../errors.ts"
+import { addSecretValues, looksSecret } from "../../redact-values.ts"
 import { fromHolmesForm } from "./holmes-form.ts"
 
 const Str = Type.String({ expected: "a string" })
@@ -58,6 +59,10 @@ export const McpServerSchema = Type.Object(
     config: Type.Optional(ServerConfigSchema),
     /** HolmesGPT's place for the URL; moved into `config.url`. */
     url: Type.Optional(Str),
+    /** HolmesGPT's place for a stdio server's program, arguments and environment; moved into `config`. */
+    command: Type.Optional(Str),
+    args: Type.Optional(StrList),
+    env: Type.Optional(StrMap),
     /** HolmesGPT toolset keys: shown for a failed server, kept, or accepted and ignored. */
     docs_url: Type.Optional(Str),
     tags: Type.Optional(StrList),
@@ -109,6 +114,13 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
   const config = enabled
     ? (expandEnvDeep(body.config ?? {}, env, `${base}.config`) as NonNullable<McpServerBody["config"]>)
     : (body.config ?? {})
+  if (enabled) {
+    // Header values (tokens) and secret-looking env values are hidden wherever they show up again.
+    addSecretValues([
+      ...Object.values(config.headers ?? {}).map((v) => v.replace(/^(Bearer|Basic|Token)\s+/i, "")),
+      ...Object.entries(config.env ?? {}).flatMap(([k, v]) => (looksSecret(k, v) ? [v] : [])),
+    ])
+  }
   return {
     name,
     description: body.description ?? `MCP server ${name}`,
