@@ -18,6 +18,12 @@ const CONFIG_HELP = `  --config FILE       config file (default: $SVC_CONFIG_PAT
                       $XDG_CONFIG_HOME/dupin/config.yaml, i.e. ~/.config/dupin/config.yaml, if it
                       exists; without one, --model or $MODEL)`
 
+/** Where a first run fails: no model, no key. Named in every help that talks to a provider. */
+const MODEL_HELP = `Model and key: dupin init writes a starter config (~/.config/dupin/config.yaml); or set MODEL
+and the provider's key variable: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
+OPENROUTER_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, AZURE_API_KEY
+(ollama/... and a model with api_base need none).`
+
 /**
  * The command table. `serve` is the HTTP face's command: its implementation is handed in by the
  * entry point (`src/main.ts`), so the CLI never imports the server.
@@ -68,6 +74,7 @@ Examples:
   dupin ask "restart the stuck worker" --toolset-file ./ops.yaml --yes --json > run.json
 
 Without a terminal and without --yes, calls that need approval are denied and the model is told.
+${MODEL_HELP}
 Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130 interrupted.`,
       load: async () => (await import("./commands/ask.ts")).askCommand,
     },
@@ -90,6 +97,7 @@ ${CONFIG_HELP}
   --insecure          allow a non-loopback address without an auth token
 
 A non-loopback address needs server.auth_token (or $SVC_AUTH_TOKEN) unless --insecure is given.
+${MODEL_HELP}
 
 Examples:
   dupin serve --config /etc/dupin/config.yaml
@@ -183,6 +191,8 @@ Commands:
 ${lines.join("\n")}
 
 Run dupin <command> --help for a command's options and examples.
+
+${MODEL_HELP}
 
 Examples:
   dupin ask "why is the api deployment not ready?" --model openai/gpt-4.1
