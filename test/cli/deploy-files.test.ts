@@ -156,6 +156,8 @@ describe("deploy and packaging files", () => {
   test("the README never installs from a bare checkout folder (Bun copies dist/ with it)", async () => {
     const readme = await Bun.file(join(ROOT, "README.md")).text()
     const commands = readme.split("\n").filter((line) => line.startsWith("bun add "))
-    expect(commands.filter((line) => /^bun add \/path\/to\/dupin(?!\/dupin-[\d.]+\.tgz)\b/.test(line))).toEqual([])
+    expect(
+      commands.filter((line) => /^bun add \/path\/to\/dupin(?!\/dupin-[\d.]+\.tgz)\b/.test(line)),
+    ).toEqual([])
   })
 })
