@@ -76,6 +76,11 @@ const ToolSchema = Type.Object(
     parameters: Type.Optional(Type.Record(Type.String(), ParameterSchema, { expected: "a mapping" })),
     timeout: Type.Optional(Type.Integer({ minimum: 1, expected: "a positive integer" })),
     requires_approval: Type.Optional(Bool),
+    /**
+     * The answer is about the host itself (its mounts, its processes): the tool must see the
+     * host's view, not its sandbox's. A declaration for the containment to honour.
+     */
+    host_view: Type.Optional(Bool),
     /** HolmesGPT's shell filter on the output (the command's stdout is its stdin). */
     additional_instructions: Type.Optional(Str),
     user_description: Ignored,

@@ -157,6 +157,7 @@ function buildTool(
     name: definition.name,
     description: definition.description,
     ...(definition.outputFilter ? { outputFilter: definition.outputFilter } : {}),
+    ...(definition.hostView ? { hostView: true } : {}),
     passEnv,
     command: definition.command,
     parameters,

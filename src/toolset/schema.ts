@@ -34,6 +34,8 @@ export type ToolDefinition = {
   programs?: Record<string, ProgramKind>
   timeout?: number
   requiresApproval: boolean
+  /** `host_view: true`: the answer is about the host, so the tool needs the host's view. */
+  hostView?: boolean
   /**
    * HolmesGPT's `additional_instructions`: a shell command the output is piped through after a
    * successful run (the tool's own, else its toolset's).
@@ -207,6 +209,7 @@ function toolDefinition(
     programs,
     timeout: body.timeout,
     requiresApproval: body.requires_approval ?? false,
+    ...(body.host_view ? { hostView: true } : {}),
     ...(filter?.trim() ? { outputFilter: filter } : {}),
   }
 }

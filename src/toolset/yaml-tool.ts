@@ -22,6 +22,8 @@ export type YamlToolInit = {
   config?: Readonly<Record<string, unknown>>
   /** Variables the toolset declared (`env:`), from dupin's environment: `$NAME` in the command. */
   passEnv?: Readonly<Record<string, string>>
+  /** The answer is about the host (YAML `host_view`): containment should give it the host's view. */
+  hostView?: boolean
   /** HolmesGPT's `additional_instructions`: a shell command the output of a successful run is piped through. */
   outputFilter?: string
 }
@@ -34,6 +36,11 @@ export class YamlTool extends Tool {
   readonly #config: Readonly<Record<string, unknown>>
   readonly #passEnv: Readonly<Record<string, string>>
   readonly outputFilter: string | undefined
+  /**
+   * Declared by the toolset (`host_view: true`). The containment does not act on it yet: it needs
+   * a way to show such a tool the host's mount table (see docs/toolsets.md).
+   */
+  readonly hostView: boolean
   /** `runProcess` kills the group at the deadline and keeps what was printed. */
   protected override readonly timeoutOwner = "process"
 
@@ -53,6 +60,7 @@ export class YamlTool extends Tool {
     this.#config = init.config ?? {}
     this.#passEnv = init.passEnv ?? {}
     this.outputFilter = init.outputFilter
+    this.hostView = init.hostView ?? false
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {
