@@ -149,21 +149,41 @@ Examples:
     },
     init: {
       summary: "Write a commented starter config (~/.config/dupin/config.yaml)",
-      options: { config: { type: "string" } },
-      help: `Usage: dupin init [--config FILE]
+      options: {
+        config: { type: "string" },
+        provider: { type: "string" },
+        model: { type: "string" },
+        "api-base": { type: "string" },
+        "api-key-env": { type: "string" },
+        "context-window": { type: "string" },
+      },
+      help: `Usage: dupin init [--config FILE] [--provider P] [--model ID] [--api-base URL] [...]
 
 Writes a commented starter config to $XDG_CONFIG_HOME/dupin/config.yaml (~/.config/dupin/config.yaml
 when XDG_CONFIG_HOME is unset), where every command looks when neither --config nor
-$SVC_CONFIG_PATH is given. On a terminal it asks which model provider to use; otherwise it
-writes an OpenAI config. The key is read from the environment ({{ env.OPENAI_API_KEY }}), never
-stored. An existing file is never overwritten (exit 2). The file is 0600, its folder 0700.
+$SVC_CONFIG_PATH is given. An existing file is never overwritten (exit 2, before any question).
+On a terminal, without flags, it asks which provider to use, or the URL, model, key variable and
+context window of an OpenAI-compatible server of your own; otherwise it writes an OpenAI config.
+The key is read from the environment ({{ env.OPENAI_API_KEY }}), never stored. A model behind
+--api-base needs no key unless --api-key-env names one. The file is 0600, its folder 0700.
 
 Options:
-  --config FILE       write here instead (default: $SVC_CONFIG_PATH, else the path above)
+  --config FILE         write here instead (default: $SVC_CONFIG_PATH, else the path above)
+  --provider P          openai, anthropic, gemini, openrouter, deepseek, xai, ollama, or
+                        openai-compatible (a server of your own: needs --api-base and --model)
+  --model ID            the model (provider/model, or the name a server serves)
+  --api-base URL        an OpenAI-compatible endpoint (vLLM, LiteLLM, llama.cpp, LM Studio)
+  --api-key-env VAR     the variable holding the key (default: the provider's, none for a server)
+  --context-window N    the context window in tokens the server serves
+
+Key variables: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY,
+DEEPSEEK_API_KEY, XAI_API_KEY (ollama and a server of your own need none).
 
 Examples:
   dupin init && export OPENAI_API_KEY=sk-... && dupin ask "is the disk full?"
-  dupin init --config ./dupin.yaml < /dev/null`,
+  dupin init --config ./dupin.yaml < /dev/null
+  dupin init --provider anthropic
+  dupin init --api-base http://127.0.0.1:8000/v1 --model qwen2.5-coder --context-window 32768`,
       load: async () => (await import("./commands/init.ts")).initCommand,
     },
     version: {

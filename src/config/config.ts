@@ -5,6 +5,7 @@
 import { resolve } from "node:path"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
+import type { ModelOverrides } from "../llm/catalog.ts"
 import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
 import type { ChatModel } from "../llm/types.ts"
 import { addSecretValues } from "../redact-values.ts"
@@ -34,6 +35,10 @@ export type ConfigInit = {
   apiKey?: string
   apiBase?: string
   apiVersion?: string
+  /** Context window of `model` when it is a provider id (the catalog's value otherwise). */
+  contextWindow?: number
+  /** Output reservation of `model` when it is a provider id. */
+  maxOutputTokens?: number
   /** A provider/model id, or a modelList key. */
   model?: string
   maxSteps?: number
@@ -186,23 +191,30 @@ export class Config {
     const model = createChatModel({
       ...endpoint,
       name: key,
-      ...(entry
-        ? {
-            temperature: entry.temperature ?? undefined,
-            overrides: {
-              contextWindow: entry.context_window ?? undefined,
-              maxOutputTokens: entry.max_output_tokens ?? undefined,
-              supportsVision: entry.supports_vision ?? undefined,
-              inputCostPerToken: entry.input_cost_per_token ?? undefined,
-              outputCostPerToken: entry.output_cost_per_token ?? undefined,
-            },
-          }
-        : {}),
+      ...(entry ? { temperature: entry.temperature ?? undefined } : {}),
+      overrides: this.modelOverrides(key),
       env: this.env,
       secrets: this.#processSecrets(),
     })
     this.#models.set(key, model)
     return model
+  }
+
+  /**
+   * What the config says over the catalog for the model `name`: its modelList entry's values, or
+   * for the single model the top-level `context_window`/`max_output_tokens`.
+   */
+  modelOverrides(name: string): ModelOverrides {
+    const entry = this.modelList?.[name]
+    if (!entry)
+      return { contextWindow: this.#init.contextWindow, maxOutputTokens: this.#init.maxOutputTokens }
+    return {
+      contextWindow: entry.context_window ?? undefined,
+      maxOutputTokens: entry.max_output_tokens ?? undefined,
+      supportsVision: entry.supports_vision ?? undefined,
+      inputCostPerToken: entry.input_cost_per_token ?? undefined,
+      outputCostPerToken: entry.output_cost_per_token ?? undefined,
+    }
   }
 
   /**
@@ -258,6 +270,8 @@ function initFromFile(path: string, overrides: ConfigInit): ConfigInit {
     ...(file.api_key ? { apiKey: file.api_key } : {}),
     ...(file.api_base ? { apiBase: file.api_base } : {}),
     ...(file.api_version ? { apiVersion: file.api_version } : {}),
+    ...(file.context_window ? { contextWindow: file.context_window } : {}),
+    ...(file.max_output_tokens ? { maxOutputTokens: file.max_output_tokens } : {}),
     ...(file.max_steps ? { maxSteps: file.max_steps } : {}),
     ...(file.cluster_name ? { clusterName: file.cluster_name } : {}),
     ...(file.system_prompt_additions ? { systemPromptAdditions: file.system_prompt_additions } : {}),
