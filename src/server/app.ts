@@ -7,6 +7,7 @@ import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
+import { modelAvailability } from "./model-availability.ts"
 import { handleChat } from "./routes/chat.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
 import { ActiveRuns, ServerShuttingDown } from "./runs.ts"
@@ -135,7 +136,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
       })
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
       .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
-      .get("/api/model", () => ({ model_name: config.modelNames() }))
+      // `models` marks the ones that cannot be called (a key variable unset), and says why.
+      .get("/api/model", () => ({ model_name: config.modelNames(), models: modelAvailability(config) }))
       .get("/api/info", () => info(config, ready()))
       .get(
         "/metrics",

@@ -11,7 +11,7 @@ import {
 import { findPendingTurn } from "../agent/resume.ts"
 import { type RunOptions, ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
-import { RequestError } from "../errors.ts"
+import { ConfigError, RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
 import { runbookCatalogFor, toolExecutorFor } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
@@ -19,6 +19,7 @@ import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
+import { requestedModelProblem, withoutConfigPath } from "./model-availability.ts"
 import { structuredOutput } from "./response-format.ts"
 
 /** A validated chat request, ready to run: everything that can be refused has been refused. */
@@ -55,7 +56,7 @@ export async function prepareChat(
     )
   }
 
-  const model = config.createModel(body.model ?? undefined)
+  const model = chatModel(config, body.model ?? undefined)
   const sections = resolveSections(config.enabledPrompts, behaviorControls(body.behavior_controls))
   const structured = body.response_format ? structuredOutput(body.response_format) : undefined
   const images = imageParts(body, model, config)
@@ -189,4 +190,21 @@ function verifyDecisions(
 function joinAdditions(...parts: Array<string | null | undefined>): string | undefined {
   const kept = parts.map((p) => p?.trim()).filter((p): p is string => Boolean(p))
   return kept.length > 0 ? kept.join("\n\n") : undefined
+}
+
+/**
+ * The request's model. One the caller named that cannot be called (its key variable unset) is a
+ * 400 naming the variable; the default one failing is the server's fault, told without its paths.
+ */
+function chatModel(config: Config, name: string | undefined): ChatModel {
+  if (name !== undefined) {
+    const problem = requestedModelProblem(config, name)
+    if (problem) throw problem
+  }
+  try {
+    return config.createModel(name)
+  } catch (error) {
+    if (error instanceof ConfigError) throw withoutConfigPath(error, config.configFile)
+    throw error
+  }
 }

@@ -10,6 +10,7 @@ import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
 import { PortInUseError } from "./server.ts"
+import { logStart, logToolsetStatus } from "./start-report.ts"
 
 /**
  * `dupin serve`: the HTTP face's own command. It lives with the server so that `cli/` never imports
@@ -42,8 +43,10 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     return EXIT.runtime
   }
 
+  logStart(config, server.url)
   logContainment()
   logModelProblems(modelReadiness(config))
+  void logToolsetStatus(config)
 
   await new Promise<void>((resolve) => {
     let stopping = false
