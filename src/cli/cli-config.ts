@@ -3,7 +3,7 @@ import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
 import { resolveConfigPath } from "../config/paths.ts"
-import { type LogLevel, setLogLevel } from "../log.ts"
+import { type LogLevel, log, setLogLevel } from "../log.ts"
 import { applyContainment } from "../runtime/containment.ts"
 import { configFilePath } from "./config-path.ts"
 
@@ -26,6 +26,15 @@ export type CliConfigOptions = {
  */
 export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()): Config {
   const config = buildCliConfig(options, env)
+  // MODEL is the default only without a config model (CONTRACT §3): said once, or the operator
+  // wonders why the variable they just exported changes nothing.
+  const fromEnv = env.MODEL?.trim()
+  if (fromEnv && !options.model && config.configFile && config.model !== fromEnv) {
+    log.warn(
+      `MODEL=${fromEnv} is ignored: ${config.configFile} sets model: ${config.model}; pass --model to choose another`,
+      { config: config.configFile },
+    )
+  }
   // Every CLI command that loads a config may run tools: contain them from here on.
   applyContainment(config.security)
   return config

@@ -170,7 +170,7 @@ export class Config {
    * The chat model for a request. With a modelList only its keys are accepted (spec rule 2),
    * so passing the underlying provider id is refused with the list of valid names.
    */
-  createModel(name?: string): ChatModel {
+  createModel(name?: string, options: { providerId?: boolean } = {}): ChatModel {
     const key = name ?? this.model ?? (this.modelList ? Object.keys(this.modelList)[0] : undefined)
     if (!key) {
       throw new ConfigError(
@@ -178,13 +178,17 @@ export class Config {
         "model",
       )
     }
-    const cached = this.#models.get(key)
-    if (cached) return cached
-    if (name !== undefined && !this.modelNames().includes(name)) {
+    // `providerId`: without a modelList, any provider/model id, as `--model` takes it (the CLI's
+    // `/model`); a request's model stays one of modelNames (spec rule 2).
+    const anyId = options.providerId === true && !this.modelList
+    if (name !== undefined && !anyId && !this.modelNames().includes(name)) {
       throw new RequestError(
         `Unknown model "${name.length > 80 ? `${name.slice(0, 80)}…` : name}". Available models: ${this.modelNames().join(", ")}.`,
       )
     }
+    // After the name check: a provider id built for `/model` must not pass as a request's model.
+    const cached = this.#models.get(key)
+    if (cached) return cached
     const entry = this.modelList?.[key]
     const endpoint = this.#endpointInput(key)
     const { createChatModel } = loadModelFactory()

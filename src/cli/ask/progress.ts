@@ -67,10 +67,22 @@ export class Progress {
     this.#live?.set(THINKING, "Thinking")
   }
 
-  /** The run is over (answered, failed or stopped): the live area goes away. */
+  /**
+   * The run is over (answered, failed or stopped): the live area goes away. A call still running
+   * was stopped with the run (Ctrl+C, a failure): it gets a line saying so, instead of vanishing
+   * with its spinner or leaving a frame of it.
+   */
   end(): void {
+    const now = this.#now()
+    const stopped = [...this.#labels].map(([id, label]) => {
+      const started = this.#started.get(id)
+      return `${this.#style.dim("■")} ${label} ${this.#style.dim(`stopped${started === undefined ? "" : ` after ${formatDuration(now - started)}`}`)}`
+    })
+    for (const map of [this.#started, this.#params, this.#labels]) map.clear()
     this.#live?.stop()
     this.#streaming = false
+    if (this.#held) this.release()
+    for (const line of stopped) this.line(line)
   }
 
   /** The engine's hook on each call as it starts: its arguments, which the events do not carry. */

@@ -8,7 +8,7 @@ import { toolExecutorFor } from "../../runtime/runtime.ts"
 import type { ParsedArgs } from "../args.ts"
 import { UsageError } from "../args.ts"
 import { AnswerView } from "../ask/answer-view.ts"
-import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
+import { approveAllSaying, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
 import { banner, unavailableNotice } from "../ask/banner.ts"
 import { Interrupts } from "../ask/interrupts.ts"
 import { askOptions } from "../ask/options.ts"
@@ -94,7 +94,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     : undefined
   const outputs = new ToolOutputs()
   const approval = options.yes
-    ? approveAll
+    ? approveAllSaying((line) => progress.note(line))
     : reader
       ? askOnTerminal(reader, progress, writeStderr, () => interrupts.signal)
       : denyWithoutTerminal
@@ -130,8 +130,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // Interactive: a failed or interrupted question returns to the prompt instead of ending the session.
   await executor.ensureReady().catch(() => undefined)
   writeStderr(banner(model, executor.toolsets))
+  let noticed = false
   const turn = async (question: string) => {
-    const notice = unavailableNotice(question, executor.toolsets)
+    // Once per session, before the first question: the banner said it too, but scrolled away.
+    const notice = noticed ? undefined : unavailableNotice(executor.toolsets)
+    noticed = true
     if (notice) progress.note(notice.replace(/\n$/, ""))
     try {
       await answer.finish((await run(question)).analysis ?? "")
@@ -145,10 +148,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   const switchModel = (name: string | undefined): string => {
     const current = session.llm.model.name
     if (name === undefined) {
-      return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}.`
+      const any = config.modelList ? "" : " (or any provider/model id, as --model takes)"
+      return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}${any}.`
     }
     try {
-      const next = config.createModel(name)
+      const next = config.createModel(name, { providerId: true })
       session.useLlm(engineFor(config, next))
       TokenCounter.forModel(next.info.id).catch(() => undefined)
       return `Model: ${next.name} (${next.info.contextWindow.toLocaleString("en-US")}-token context); the conversation goes on with it.`
