@@ -33,6 +33,39 @@ describe("the terminal says what happened", () => {
     expect(finishedLine("small(n=1)", "1.0s", whole as never, plain)).not.toContain("truncated")
   })
 
+  test("a result the context cap cut for the model is told under its line", () => {
+    let out = ""
+    const progress = new Progress({ write: (text) => (out += text), now: () => 1000 })
+    progress.begin()
+    progress.onToolCall({
+      id: "c1",
+      type: "function",
+      function: { name: "logs", arguments: '{"pod":"api"}' },
+    })
+    progress.onEvent({ event: "start_tool_calling", data: { tool_name: "logs", id: "c1" } })
+    progress.onEvent({
+      event: "tool_calling_result",
+      data: {
+        tool_call_id: "c1",
+        role: "tool",
+        description: "logs",
+        name: "logs",
+        result: { status: "success", data: "x".repeat(100), error: null, params: { pod: "api" } },
+      },
+    } as never)
+    const truncation = {
+      tool_call_id: "c1",
+      start_index: 0,
+      end_index: 10,
+      tool_name: "logs",
+      original_token_count: 90000,
+    }
+    progress.onEvent({ event: "token_count", data: { metadata: { truncations: [truncation] } } } as never)
+    progress.onEvent({ event: "token_count", data: { metadata: { truncations: [truncation] } } } as never)
+    expect(out.split("output truncated for the model").length - 1).toBe(1)
+    expect(out).toContain("logs(pod=api) output truncated for the model (about 90000 tokens)")
+  })
+
   test("the failed-toolset notice does not depend on words in the question", () => {
     const kube = new Toolset({ name: "kubernetes/core", enabled: true, tools: [] })
     kube.status = "failed"
