@@ -6,6 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox"
 import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { type Env, expandEnvDeep } from "../../config/env.ts"
+import { resolveConfigPath } from "../../config/paths.ts"
 import { assertValid } from "../../config/validate.ts"
 import { ConfigError } from "../../errors.ts"
 import { addSecretValues, looksSecret } from "../../redact-values.ts"
@@ -131,7 +132,7 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
     requiresApproval: body.requires_approval ?? false,
     allowedTools: body.allowed_tools ?? null,
     timeout: config.timeout,
-    transport: enabled ? transportOf(config, file, `${base}.config`) : placeholder(config),
+    transport: enabled ? transportOf(config, file, `${base}.config`, env) : placeholder(config),
   }
 }
 
@@ -147,6 +148,7 @@ function transportOf(
   config: NonNullable<McpServerBody["config"]>,
   file: string,
   base: string,
+  env: Env,
 ): McpTransportSpec {
   const fail = (message: string) => {
     throw new ConfigError(`${file}: ${base}: ${message}`, file)
@@ -156,7 +158,12 @@ function transportOf(
     if (config.url !== undefined) fail("a stdio server takes command, not url")
     if (config.headers !== undefined) fail("headers are for url servers; a stdio server takes env")
     if (!config.command) return fail("stdio needs command (the program that runs the server)")
-    return { kind: "stdio", command: config.command, args: config.args ?? [], env: config.env ?? {} }
+    // A program named by path (`./server.py`, `~/bin/mcp`) is found from the file that names it,
+    // like every path in a config; a bare name (`npx`) is looked up on PATH as before.
+    const command = /^(~\/|\.\.?\/)/.test(config.command)
+      ? resolveConfigPath(config.command, file, env)
+      : config.command
+    return { kind: "stdio", command, args: config.args ?? [], env: config.env ?? {} }
   }
   if (config.command !== undefined || config.args !== undefined || config.env !== undefined)
     fail(`command, args and env are for stdio servers; this one has mode ${mode ?? "streamable-http"}`)
