@@ -212,7 +212,8 @@ test("HolmesGPT's stdio form (top-level command/args, config.type: stdio) loads 
 // Issue 21 item 1: a stdio server's program named by path is found from the file that names it.
 test("a stdio command given as a path is read from the naming file's folder; a bare name is left for PATH", () => {
   const at = (command: string) =>
-    parseMcpServer("s", { config: { command } }, "/etc/dupin/toolsets/team.yaml", { HOME: "/home/op" }).transport
+    parseMcpServer("s", { config: { command } }, "/etc/dupin/toolsets/team.yaml", { HOME: "/home/op" })
+      .transport
   expect(at("./mcp/server.py")).toMatchObject({ command: "/etc/dupin/toolsets/mcp/server.py" })
   expect(at("~/bin/mcp")).toMatchObject({ command: "/home/op/bin/mcp" })
   expect(at("npx")).toMatchObject({ command: "npx" })
