@@ -71,8 +71,10 @@ export class ModelError extends DupinError {
   readonly status: number
   readonly errorCode: number
   /**
-   * The URL dupin called and what set it (`http://gw:4000/v1, set by OPENAI_BASE_URL`), for the
-   * operator's eyes (CLI, logs); not in the message, which API clients receive.
+   * The URL dupin called and what set it (`http://gw:4000/v1, set by OPENAI_BASE_URL`), without
+   * credentials or query. Not in the message (the CLI prints it on a line of its own); the API's
+   * `detail` and the server log add it, since "the provider is unavailable" alone does not say
+   * which of several endpoints to look at.
    */
   endpoint?: string
   constructor(
@@ -83,6 +85,15 @@ export class ModelError extends DupinError {
     super(message)
     this.status = kind === "rate_limit" ? 429 : 502
     this.errorCode = kind === "rate_limit" ? 5204 : 5020
+  }
+
+  /** The message with the URL tried, for API clients and logs. */
+  get detail(): string {
+    return this.endpoint ? `${this.message} (endpoint: ${this.endpoint})` : this.message
+  }
+
+  override toJSON(): { detail: string; error_code: number } {
+    return { detail: this.detail, error_code: this.errorCode }
   }
 }
 

@@ -2,6 +2,8 @@
  * Structured logging: one JSON line per event on stderr. Values under secret-looking keys are
  * replaced before they are written, so a config dump or request echo never leaks a key.
  */
+import { redactSecretValues } from "./redact-values.ts"
+
 export type LogLevel = "DEBUG" | "INFO" | "WARN" | "ERROR"
 
 const ORDER: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 }
@@ -50,14 +52,15 @@ function readableLine(level: LogLevel, msg: string, fields: Record<string, unkno
 
 function write(level: LogLevel, msg: string, fields: Record<string, unknown>): void {
   if (ORDER[level] < ORDER[threshold]) return
+  // Configured secret values go whatever field carries them (an error text, a command line).
   if (readable) {
-    sink(readableLine(level, msg, fields))
+    sink(redactSecretValues(readableLine(level, msg, fields)))
     return
   }
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, (key, value) =>
     key && SECRET_KEY.test(key) && typeof value === "string" ? "[REDACTED]" : value,
   )
-  sink(line)
+  sink(redactSecretValues(line))
 }
 
 export const log = {

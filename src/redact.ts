@@ -8,12 +8,14 @@
  * the model one value, a false negative leaks a credential.
  */
 import { redactContainerEnv } from "./redact-env.ts"
+import { redactSecretValues } from "./redact-values.ts"
 
 export const REDACTED = "[REDACTED]"
 
 export function redact(text: string): string {
   if (!text) return text
-  let out = redactPem(text)
+  // The configured secrets by value first (redact-values.ts); then the shapes.
+  let out = redactPem(redactSecretValues(text))
   out = redactSecretYaml(out)
   out = redactSecretJson(out, 0)
   out = redactContainerEnv(out, REDACTED)
@@ -89,6 +91,8 @@ const TOKEN_SHAPES: RegExp[] = [
   /^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/, // JWT (kube service account tokens)
   /^(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}$/, // AWS access key ids
   /^sk-(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}$/, // OpenAI, Anthropic (sk-ant-)
+  /^sk-or-v1-[a-f0-9]{64}$/, // OpenRouter: lowercase hex, so the rule above misses it
+  /^sk-[a-f0-9]{32,}$/, // DeepSeek: sk- and 32 lowercase hex
   /^xai-[A-Za-z0-9_-]{32,}$/, // xAI
   /^gsk_[A-Za-z0-9]{32,}$/, // Groq
   /^(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}$|^github_pat_[A-Za-z0-9_]{30,}$/, // GitHub

@@ -3,10 +3,18 @@ import { StructuredToolResult, type ToolResultStatus } from "../tool/result.ts"
 import type { RunOutcome } from "./collect.ts"
 import type { Metadata } from "./events.ts"
 
-/** One tool call of a request (spec `ToolCallResult`). */
+/**
+ * One tool call of a request (spec `ToolCallResult`). The library's camelCase names, and the wire
+ * names as well: the events (`event.data.tool_name`) and the approval callback's `pending` use
+ * those, so code written against either reads a `toolCalls` element the same way.
+ */
 export type ToolCallResult = {
   toolCallId: string
   toolName: string
+  /** Same as `toolCallId`: the name events, `pending` and the HTTP API use. */
+  tool_call_id: string
+  /** Same as `toolName`: the name events, `pending` and the HTTP API use. */
+  tool_name: string
   description: string
   result: StructuredToolResult
 }
@@ -33,6 +41,8 @@ export function llmResult(outcome: RunOutcome): LLMResult {
     toolCalls: outcome.toolCalls.map((call) => ({
       toolCallId: call.tool_call_id,
       toolName: call.tool_name,
+      tool_call_id: call.tool_call_id,
+      tool_name: call.tool_name,
       description: call.description,
       result: new StructuredToolResult({
         status: call.result.status as ToolResultStatus,

@@ -18,6 +18,12 @@ const CONFIG_HELP = `  --config FILE       config file (default: $SVC_CONFIG_PAT
                       $XDG_CONFIG_HOME/dupin/config.yaml, i.e. ~/.config/dupin/config.yaml, if it
                       exists; without one, --model or $MODEL)`
 
+/** Where a first run fails: no model, no key. Named in every help that talks to a provider. */
+const MODEL_HELP = `Model and key: dupin init writes a starter config (~/.config/dupin/config.yaml); or set MODEL
+and the provider's key variable: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
+OPENROUTER_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, AZURE_API_KEY
+(ollama/... and a model with api_base need none).`
+
 /**
  * The command table. `serve` is the HTTP face's command: its implementation is handed in by the
  * entry point (`src/main.ts`), so the CLI never imports the server.
@@ -68,6 +74,7 @@ Examples:
   dupin ask "restart the stuck worker" --toolset-file ./ops.yaml --yes --json > run.json
 
 Without a terminal and without --yes, calls that need approval are denied and the model is told.
+${MODEL_HELP}
 Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130 interrupted.`,
       load: async () => (await import("./commands/ask.ts")).askCommand,
     },
@@ -93,6 +100,7 @@ ${CONFIG_HELP}
   --no-console        do not serve the web console (GET / is then 404; also server.console: false)
 
 A non-loopback address needs server.auth_token (or $SVC_AUTH_TOKEN) unless --insecure is given.
+${MODEL_HELP}
 
 Examples:
   dupin serve --config /etc/dupin/config.yaml
@@ -173,7 +181,11 @@ Exit codes: 0 investigated, 1 the investigation failed, 2 usage or config error,
     },
     toolsets: {
       summary: "List toolsets and their status (list), or re-run their prerequisites (check)",
-      options: { config: { type: "string" }, json: { type: "boolean" } },
+      options: {
+        config: { type: "string" },
+        json: { type: "boolean" },
+        "toolset-file": { type: "string", multiple: true },
+      },
       help: `Usage: dupin toolsets [list|check] [options]
 
 list (default) shows each toolset's name, status (enabled, disabled, failed), error and when its
@@ -181,10 +193,13 @@ prerequisites were checked. check forgets earlier results and runs every prerequ
 
 Options:
 ${CONFIG_HELP}
+  --toolset-file FILE load a YAML toolset file too (repeatable): check a HolmesGPT file before
+                      adding it to custom_toolsets
   --json              print a JSON array instead of a table
 
 Examples:
   dupin toolsets
+  dupin toolsets check --toolset-file ./holmes/cilium.yaml
   dupin toolsets check --config /etc/dupin/config.yaml
   dupin toolsets list --json | jq '.[] | select(.status == "failed")'`,
       load: async () => (await import("./commands/toolsets.ts")).toolsetsCommand,
@@ -208,21 +223,41 @@ Examples:
     },
     init: {
       summary: "Write a commented starter config (~/.config/dupin/config.yaml)",
-      options: { config: { type: "string" } },
-      help: `Usage: dupin init [--config FILE]
+      options: {
+        config: { type: "string" },
+        provider: { type: "string" },
+        model: { type: "string" },
+        "api-base": { type: "string" },
+        "api-key-env": { type: "string" },
+        "context-window": { type: "string" },
+      },
+      help: `Usage: dupin init [--config FILE] [--provider P] [--model ID] [--api-base URL] [...]
 
 Writes a commented starter config to $XDG_CONFIG_HOME/dupin/config.yaml (~/.config/dupin/config.yaml
 when XDG_CONFIG_HOME is unset), where every command looks when neither --config nor
-$SVC_CONFIG_PATH is given. On a terminal it asks which model provider to use; otherwise it
-writes an OpenAI config. The key is read from the environment ({{ env.OPENAI_API_KEY }}), never
-stored. An existing file is never overwritten (exit 2). The file is 0600, its folder 0700.
+$SVC_CONFIG_PATH is given. An existing file is never overwritten (exit 2, before any question).
+On a terminal, without flags, it asks which provider to use, or the URL, model, key variable and
+context window of an OpenAI-compatible server of your own; otherwise it writes an OpenAI config.
+The key is read from the environment ({{ env.OPENAI_API_KEY }}), never stored. A model behind
+--api-base needs no key unless --api-key-env names one. The file is 0600, its folder 0700.
 
 Options:
-  --config FILE       write here instead (default: $SVC_CONFIG_PATH, else the path above)
+  --config FILE         write here instead (default: $SVC_CONFIG_PATH, else the path above)
+  --provider P          openai, anthropic, gemini, openrouter, deepseek, xai, ollama, or
+                        openai-compatible (a server of your own: needs --api-base and --model)
+  --model ID            the model (provider/model, or the name a server serves)
+  --api-base URL        an OpenAI-compatible endpoint (vLLM, LiteLLM, llama.cpp, LM Studio)
+  --api-key-env VAR     the variable holding the key (default: the provider's, none for a server)
+  --context-window N    the context window in tokens the server serves
+
+Key variables: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY,
+DEEPSEEK_API_KEY, XAI_API_KEY (ollama and a server of your own need none).
 
 Examples:
   dupin init && export OPENAI_API_KEY=sk-... && dupin ask "is the disk full?"
-  dupin init --config ./dupin.yaml < /dev/null`,
+  dupin init --config ./dupin.yaml < /dev/null
+  dupin init --provider anthropic
+  dupin init --api-base http://127.0.0.1:8000/v1 --model qwen2.5-coder --context-window 32768`,
       load: async () => (await import("./commands/init.ts")).initCommand,
     },
     version: {
@@ -250,6 +285,8 @@ Commands:
 ${lines.join("\n")}
 
 Run dupin <command> --help for a command's options and examples.
+
+${MODEL_HELP}
 
 Examples:
   dupin ask "why is the api deployment not ready?" --model openai/gpt-4.1

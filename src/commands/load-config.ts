@@ -1,8 +1,10 @@
+import { resolve } from "node:path"
 import { Config, type ConfigInit } from "../config/config.ts"
 import { type Env, parseLogLevel, processEnv } from "../config/env.ts"
 import { readConfigFile } from "../config/file.ts"
+import { resolveConfigPath } from "../config/paths.ts"
 import type { ConfigError } from "../errors.ts"
-import { type LogLevel, setLogLevel } from "../log.ts"
+import { type LogLevel, log, setLogLevel } from "../log.ts"
 import { applyContainment } from "../runtime/containment.ts"
 import { withToolsetProblems } from "../runtime/toolset-problems.ts"
 import { configFilePath } from "./config-path.ts"
@@ -26,6 +28,15 @@ export type CliConfigOptions = {
  */
 export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()): Config {
   const config = buildCliConfig(options, env)
+  // MODEL is the default only without a config model (CONTRACT §3): said once, or the operator
+  // wonders why the variable they just exported changes nothing.
+  const fromEnv = env.MODEL?.trim()
+  if (fromEnv && !options.model && config.configFile && config.model !== fromEnv) {
+    log.warn(
+      `MODEL=${fromEnv} is ignored: ${config.configFile} sets model: ${config.model}; pass --model to choose another`,
+      { config: config.configFile },
+    )
+  }
   // Every CLI command that loads a config may run tools: contain them from here on.
   applyContainment(config.security)
   return config
@@ -49,8 +60,13 @@ function buildCliConfig(options: CliConfigOptions, env: Env): Config {
   if (extraToolsets.length > 0) {
     // Overrides replace file values, but --toolset-file must add to the file's custom_toolsets,
     // not drop them; the file is small, so reading its list here costs nothing noticeable.
+    // Config resolves these against the file's folder: the flag's own are made absolute first,
+    // since they are relative to the working directory.
     const fromFile = readConfigFile(path).custom_toolsets ?? []
-    overrides.customToolsets = [...fromFile, ...extraToolsets]
+    overrides.customToolsets = [
+      ...fromFile,
+      ...extraToolsets.map((p) => resolve(resolveConfigPath(p, undefined, env))),
+    ]
   }
   return FileConfig.loadFromFile(path, overrides)
 }

@@ -5,15 +5,19 @@
 import { resolve } from "node:path"
 import type { ContextSettings } from "../context/limits.ts"
 import { ConfigError, RequestError } from "../errors.ts"
+import type { ModelOverrides } from "../llm/catalog.ts"
 import type { CreateChatModelOptions as ChatModelInit } from "../llm/model-factory.ts"
 import { type EndpointInput, resolveEndpoint } from "../llm/providers.ts"
+import { addSecretValues } from "../redact-values.ts"
 import type { ToolLimits } from "../tool/tool.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { type AlertSettings, alertSettings, type StoreSettings, storeSettings } from "./alerts.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
+import { resolveConfigPaths } from "./paths.ts"
 import type { PromptSection } from "./prompt-sections.ts"
 import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
+import { configuredSecretValues } from "./secret-values.ts"
 import { type SecuritySettings, securitySettings } from "./security.ts"
 import {
   DEFAULT_FOLLOW_UP_ACTIONS,
@@ -31,6 +35,10 @@ export type ConfigInit = {
   apiKey?: string
   apiBase?: string
   apiVersion?: string
+  /** Context window of `model` when it is a provider id (the catalog's value otherwise). */
+  contextWindow?: number
+  /** Output reservation of `model` when it is a provider id. */
+  maxOutputTokens?: number
   /** A provider/model id, or a modelList key. */
   model?: string
   maxSteps?: number
@@ -129,18 +137,28 @@ export class Config {
     this.toolLimits = toolLimits(init.limits)
     this.imageLimits = imageLimits(init.limits)
     this.server = serverSettings(init.server, env, init.configFile)
-    this.security = securitySettings(init.security, init.configFile, init.customToolsets)
+    // Every path the operator names: `~` expanded, relative ones read from the config file's folder.
+    const paths = (list: readonly string[] | undefined) => resolveConfigPaths(list, init.configFile, env)
+    this.security = securitySettings(
+      init.security && { ...init.security, hidden_paths: paths(init.security.hidden_paths) },
+      init.configFile,
+      paths(init.customToolsets),
+    )
     this.alerts = alertSettings(init.alerts)
     this.store = storeSettings(init.store, env)
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
     this.toolsets = init.toolsets ?? {}
     this.mcpServers = init.mcpServers ?? {}
-    this.customToolsets = init.customToolsets ?? []
+    this.customToolsets = paths(init.customToolsets) ?? []
     this.additionalToolsets = init.additionalToolsets ?? []
-    this.runbooks = init.runbooks ?? []
+    this.runbooks = paths(init.runbooks) ?? []
     this.enableBash = init.enableBash ?? false
     this.configFile = init.configFile
+    // Known before any tool runs or any line is logged: hidden by value everywhere from now on.
+    addSecretValues(
+      configuredSecretValues(env, [init.apiKey], this.modelList, knownServerSecrets(this.server)),
+    )
   }
 
   /** Loads a YAML config file; `overrides` win over the file's values. */
@@ -175,7 +193,7 @@ export class Config {
    * With a modelList only its keys are accepted (spec rule 2), so passing the underlying provider
    * id is refused with the list of valid names.
    */
-  modelInit(name?: string): ChatModelInit {
+  modelInit(name?: string, options: { providerId?: boolean } = {}): ChatModelInit {
     const key = name ?? this.model ?? (this.modelList ? Object.keys(this.modelList)[0] : undefined)
     if (!key) {
       throw new ConfigError(
@@ -183,7 +201,10 @@ export class Config {
         "model",
       )
     }
-    if (name !== undefined && !this.modelNames().includes(name)) {
+    // `providerId`: without a modelList, any provider/model id, as `--model` takes it (the CLI's
+    // `/model`); a request's model stays one of modelNames (spec rule 2).
+    const anyId = options.providerId === true && !this.modelList
+    if (name !== undefined && !anyId && !this.modelNames().includes(name)) {
       throw new RequestError(
         `Unknown model "${name.length > 80 ? `${name.slice(0, 80)}…` : name}". Available models: ${this.modelNames().join(", ")}.`,
       )
@@ -192,20 +213,27 @@ export class Config {
     return {
       ...this.#endpointInput(key),
       name: key,
-      ...(entry
-        ? {
-            temperature: entry.temperature ?? undefined,
-            overrides: {
-              contextWindow: entry.context_window ?? undefined,
-              maxOutputTokens: entry.max_output_tokens ?? undefined,
-              supportsVision: entry.supports_vision ?? undefined,
-              inputCostPerToken: entry.input_cost_per_token ?? undefined,
-              outputCostPerToken: entry.output_cost_per_token ?? undefined,
-            },
-          }
-        : {}),
+      ...(entry ? { temperature: entry.temperature ?? undefined } : {}),
+      overrides: this.modelOverrides(key),
       env: this.env,
       secrets: this.#processSecrets(),
+    }
+  }
+
+  /**
+   * What the config says over the catalog for the model `name`: its modelList entry's values, or
+   * for the single model the top-level `context_window`/`max_output_tokens`.
+   */
+  modelOverrides(name: string): ModelOverrides {
+    const entry = this.modelList?.[name]
+    if (!entry)
+      return { contextWindow: this.#init.contextWindow, maxOutputTokens: this.#init.maxOutputTokens }
+    return {
+      contextWindow: entry.context_window ?? undefined,
+      maxOutputTokens: entry.max_output_tokens ?? undefined,
+      supportsVision: entry.supports_vision ?? undefined,
+      inputCostPerToken: entry.input_cost_per_token ?? undefined,
+      outputCostPerToken: entry.output_cost_per_token ?? undefined,
     }
   }
 
@@ -266,6 +294,8 @@ function initFromFile(
     ...(file.api_key ? { apiKey: file.api_key } : {}),
     ...(file.api_base ? { apiBase: file.api_base } : {}),
     ...(file.api_version ? { apiVersion: file.api_version } : {}),
+    ...(file.context_window ? { contextWindow: file.context_window } : {}),
+    ...(file.max_output_tokens ? { maxOutputTokens: file.max_output_tokens } : {}),
     ...(file.max_steps ? { maxSteps: file.max_steps } : {}),
     ...(file.cluster_name ? { clusterName: file.cluster_name } : {}),
     ...(file.system_prompt_additions ? { systemPromptAdditions: file.system_prompt_additions } : {}),

@@ -74,6 +74,9 @@ export const ConfigFileSchema = Type.Object(
     api_key: Type.Optional(NullableStr),
     api_base: Type.Optional(NullableStr),
     api_version: Type.Optional(NullableStr),
+    /** The single model's window and output limit (a modelList entry has its own). */
+    context_window: Type.Optional(Type.Union([PositiveInt, Type.Null()])),
+    max_output_tokens: Type.Optional(Type.Union([PositiveInt, Type.Null()])),
     max_steps: Type.Optional(PositiveInt),
     cluster_name: Type.Optional(NullableStr),
     system_prompt_additions: Type.Optional(NullableStr),

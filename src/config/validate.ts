@@ -3,6 +3,7 @@ import type { TypeCheck } from "@sinclair/typebox/compiler"
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/value"
 import { ConfigError } from "../errors.ts"
 import { BOOLEAN_FORMS, normalizeBooleans } from "./booleans.ts"
+import { closestKey } from "./did-you-mean.ts"
 
 /** Where a value came from, for messages: `file: base.key.path: expected ...`. */
 export type Origin = { file?: string | undefined; base?: string | undefined }
@@ -55,7 +56,13 @@ export function describeValueError(error: ValueError, root: unknown, base?: stri
     const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {})
     // A stray key at the very top reads better with its place named: `(top level).toolset`.
     const where = keyPath.includes(".") || base ? keyPath : `(top level).${keyPath}`
-    return `${where}: unknown key. Allowed keys here: ${allowed.join(", ")}.`
+    const key = error.path
+      .slice(error.path.lastIndexOf("/") + 1)
+      .replaceAll("~1", "/")
+      .replaceAll("~0", "~")
+    const guess = closestKey(key, allowed)
+    const hint = guess ? ` Did you mean ${guess}?` : ""
+    return `${where}: unknown key.${hint} Allowed keys here: ${allowed.join(", ")}.`
   }
   if (
     error.type === ValueErrorType.Boolean ||

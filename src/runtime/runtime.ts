@@ -16,16 +16,21 @@ import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
 import { applyContainment } from "./containment.ts"
 
+export type ModelChoice = { providerId?: boolean }
+
 export type Runtime = {
   readonly config: Config
   /** The tool executor over built-in, configured, custom, additional and MCP toolsets. */
   readonly executor: ToolExecutor
   /** The loaded runbook catalog, or undefined when no runbook folder is configured. */
   readonly runbooks: RunbookCatalog | undefined
-  /** The chat model `name` (a modelList key), the default one without a name; built once each. */
-  model(name?: string): ChatModel
+  /**
+   * The chat model `name` (a modelList key), the default one without a name; built once each.
+   * `providerId`: without a modelList, any provider/model id, as `--model` takes it.
+   */
+  model(name?: string, options?: ModelChoice): ChatModel
   /** The engine door over `model(name)` and the executor; built once per model. */
-  engine(name?: string): ToolCallingLLM
+  engine(name?: string, options?: ModelChoice): ToolCallingLLM
   /** Stops what the toolsets hold open (MCP servers); the runtime is not used afterwards. */
   close(): Promise<void>
 }
@@ -63,8 +68,10 @@ export function createRuntime(config: Config): Runtime {
   const models = new Map<string, ChatModel>()
   const engines = new Map<string, ToolCallingLLM>()
 
-  const model = (name?: string): ChatModel => {
-    const init = config.modelInit(name)
+  const model = (name?: string, options?: ModelChoice): ChatModel => {
+    // The name is checked on every call, before the cache: a provider id built for the CLI's
+    // `/model` must not pass as a request's model.
+    const init = config.modelInit(name, options)
     const key = init.name ?? init.id
     let built = models.get(key)
     if (!built) {
@@ -83,8 +90,8 @@ export function createRuntime(config: Config): Runtime {
       return catalog()
     },
     model,
-    engine(name) {
-      const chosen = model(name)
+    engine(name, options) {
+      const chosen = model(name, options)
       let engine = engines.get(chosen.name)
       if (!engine) {
         engine = new ToolCallingLLM({

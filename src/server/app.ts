@@ -9,6 +9,7 @@ import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
 import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
+import { modelAvailability } from "./model-availability.ts"
 import { refuseOwnProcess } from "./own-process-refusal.ts"
 import { alertRoutes } from "./routes/alerts.ts"
 import { handleChat } from "./routes/chat.ts"
@@ -154,7 +155,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
       })
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
       .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
-      .get("/api/model", () => ({ model_name: config.modelNames() }))
+      // `models` marks the ones that cannot be called (a key variable unset), and says why.
+      .get("/api/model", () => ({ model_name: config.modelNames(), models: modelAvailability(config) }))
       .get("/api/info", async () => ({
         ...info(runtime, ready()),
         ...(options.alerts ? { alerts: await options.alerts.info() } : {}),

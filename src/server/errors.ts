@@ -1,4 +1,4 @@
-import { DupinError, type FieldError, RequestError } from "../errors.ts"
+import { DupinError, type FieldError, ModelError, RequestError } from "../errors.ts"
 import { log } from "../log.ts"
 
 /** CONTRACT §5: the one error body every failure of the API uses. */
@@ -13,6 +13,7 @@ export type MappedError = { status: number; body: ErrorBody }
 export function mapError(error: unknown, code?: unknown): MappedError {
   if (code === "PARSE" && error instanceof Error && error.cause instanceof DupinError)
     return fromDupin(error.cause)
+  if (error instanceof ModelError) logModelError(error)
   if (error instanceof DupinError) return fromDupin(error)
   switch (code) {
     case "VALIDATION":
@@ -49,6 +50,11 @@ export function errorResponse(error: unknown, code?: unknown): Response {
         ? { connection: "close" }
         : {}
   return jsonResponse(status, body, headers)
+}
+
+/** A provider failure in the operator's log, with the URL tried (never a key: redacted at the source). */
+export function logModelError(error: ModelError): void {
+  log.warn("model call failed", { detail: error.message, endpoint: error.endpoint, kind: error.kind })
 }
 
 function fromDupin(error: DupinError): MappedError {

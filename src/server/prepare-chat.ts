@@ -11,7 +11,7 @@ import {
 import { findPendingTurn } from "../agent/resume.ts"
 import type { RunOptions, ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
-import { RequestError } from "../errors.ts"
+import { ConfigError, RequestError } from "../errors.ts"
 import type { ChatMessage, ChatModel, ContentPart, ToolCall } from "../llm/types.ts"
 import type { Runtime } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
@@ -19,6 +19,7 @@ import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
+import { requestedModelProblem, withoutConfigPath } from "./model-availability.ts"
 import { structuredOutput } from "./response-format.ts"
 
 /** A validated chat request, ready to run: everything that can be refused has been refused. */
@@ -56,7 +57,7 @@ export async function prepareChat(
   }
 
   const { config } = runtime
-  const llm = runtime.engine(body.model ?? undefined)
+  const llm = chatEngine(runtime, body.model ?? undefined)
   const { model } = llm
   const sections = resolveSections(config.enabledPrompts, behaviorControls(body.behavior_controls))
   const structured = body.response_format ? structuredOutput(body.response_format) : undefined
@@ -186,4 +187,22 @@ function verifyDecisions(
 function joinAdditions(...parts: Array<string | null | undefined>): string | undefined {
   const kept = parts.map((p) => p?.trim()).filter((p): p is string => Boolean(p))
   return kept.length > 0 ? kept.join("\n\n") : undefined
+}
+
+/**
+ * The request's model. One the caller named that cannot be called (its key variable unset) is a
+ * 400 naming the variable; the default one failing is the server's fault, told without its paths.
+ */
+function chatEngine(runtime: Runtime, name: string | undefined): ToolCallingLLM {
+  const { config } = runtime
+  if (name !== undefined) {
+    const problem = requestedModelProblem(config, name)
+    if (problem) throw problem
+  }
+  try {
+    return runtime.engine(name)
+  } catch (error) {
+    if (error instanceof ConfigError) throw withoutConfigPath(error, config.configFile)
+    throw error
+  }
 }

@@ -10,6 +10,7 @@ import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
 import { PortInUseError } from "./server.ts"
+import { logStart, logToolsetStatus } from "./start-report.ts"
 
 /**
  * `dupin serve`: the HTTP face's own command. It lives with the server so that `cli/` never imports
@@ -44,10 +45,12 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     return EXIT.runtime
   }
 
+  logStart(config, server.url)
   logContainment()
   // The read-only view's sandbox starts now, not in the first conversation's first tool call.
   warmToolSandbox(server.runtime.executor.options.env)
   logModelProblems(modelReadiness(config))
+  void logToolsetStatus(server.runtime)
 
   await new Promise<void>((resolve) => {
     let stopping = false

@@ -1,6 +1,7 @@
 import type { StreamMessage } from "../agent/events.ts"
 import { AbortError, DupinError, ModelError } from "../errors.ts"
 import { log } from "../log.ts"
+import { logModelError } from "./errors.ts"
 import { ClientGone, ServerShuttingDown } from "./runs.ts"
 
 /** Proxies commonly drop a connection idle for 60 s; a comment every 15 s keeps it open. */
@@ -100,16 +101,17 @@ type ErrorEvent = Extract<StreamMessage, { event: "error" }>
 
 /** The spec's `error` event: 5204 for a provider rate limit, 1 for anything else. */
 export function errorEvent(error: unknown): ErrorEvent {
+  if (error instanceof ModelError) logModelError(error)
   if (error instanceof ModelError && error.kind === "rate_limit") {
     return {
       event: "error",
-      data: { description: error.message, error_code: 5204, msg: "Rate limit exceeded", success: false },
+      data: { description: error.detail, error_code: 5204, msg: "Rate limit exceeded", success: false },
     }
   }
   if (error instanceof ModelError) {
     return {
       event: "error",
-      data: { description: error.message, error_code: 1, msg: "Model provider error", success: false },
+      data: { description: error.detail, error_code: 1, msg: "Model provider error", success: false },
     }
   }
   if (error instanceof DupinError || error instanceof AbortError) {

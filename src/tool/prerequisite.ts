@@ -29,9 +29,13 @@ export class CallablePrerequisite implements Prerequisite {
 
 /** Environment variables that must be set (in the tool environment). */
 export class EnvPrerequisite implements Prerequisite {
-  constructor(readonly env: string[]) {}
+  constructor(
+    readonly env: string[],
+    /** The variables the toolset is given from dupin's environment (its declared `env`). */
+    readonly given: Readonly<Record<string, string>> = {},
+  ) {}
   async check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
-    const missing = this.env.filter((name) => !context.env[name])
+    const missing = this.env.filter((name) => !this.given[name] && !context.env[name])
     return missing.length === 0
       ? [true, ""]
       : [false, `Environment variable ${missing.join(", ")} is not set.`]

@@ -51,7 +51,13 @@ export function assembleToolsets(
     })
     return parsed ? [parsed] : []
   })
-  const custom = files.flatMap((file) => file.definitions)
+  // `{{ env.NAME }}` in a custom file's `config:` reads as in the config file's `toolsets:`.
+  const custom = files.flatMap((file) =>
+    file.definitions.flatMap((d) => {
+      const expanded = problems.attempt(() => expandDefinitionConfig(d, sources.context.env))
+      return expanded ? [expanded] : []
+    }),
+  )
   const builtin = builtinToolsetDefinitions()
 
   // MCP servers come after every other toolset (their tools take the names left free), config
@@ -82,7 +88,7 @@ export function assembleToolsets(
       }),
     ) ?? []
 
-  toolsets = problems.attempt(() => buildToolsets(definitions)) ?? []
+  toolsets = problems.attempt(() => buildToolsets(definitions, sources.context.env)) ?? []
   for (const factory of [...factories, ...mcp]) {
     const toolset = problems.attempt(() =>
       createCodeToolset(factory, config, configFileName, custom, sources),
@@ -183,6 +189,13 @@ function expandToolsetConfig(
       return expanded === undefined ? [] : [[name, expanded]]
     }),
   )
+}
+
+/** A definition whose `config:` has its `{{ env.NAME }}` replaced; a switched-off one is left alone. */
+function expandDefinitionConfig(definition: ToolsetDefinition, env: Env): ToolsetDefinition {
+  if (!definition.config || definition.enabled === false) return definition
+  const where = `${definition.fileName}: toolsets.${definition.name}.config`
+  return { ...definition, config: expandEnvDeep(definition.config, env, where) as Record<string, unknown> }
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

@@ -16,6 +16,8 @@ export class CommandPrerequisite implements Prerequisite {
   constructor(
     readonly command: string,
     readonly expectedOutput?: string,
+    /** The toolset's declared variables (`env:`): `$NAME` in the check reads them as its tools do. */
+    readonly passEnv: Readonly<Record<string, string>> = {},
   ) {}
 
   check(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
@@ -33,9 +35,10 @@ export class CommandPrerequisite implements Prerequisite {
     if (program && !program.includes("/") && !Bun.which(program, { PATH: context.env.PATH ?? "" })) {
       return [false, `${program} not found on PATH`]
     }
+    const env = { ...context.env, ...this.passEnv }
     const result = await runProcess({
-      argv: shellArgv(this.command, context.env),
-      env: context.env,
+      argv: shellArgv(this.command, env),
+      env,
       timeoutMs: context.timeoutSeconds * 1000,
       signal: context.signal,
       maxOutputBytes: PREREQUISITE_OUTPUT_BYTES,

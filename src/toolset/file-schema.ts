@@ -14,7 +14,11 @@ export const TOOLSET_IGNORED = [
   "transformers",
   "transformer_configs",
 ]
-export const TOOL_IGNORED = ["user_description", "transformers", "transformer_configs"]
+/**
+ * `args` is not HolmesGPT's either, but its bundled `cilium.yaml` carries it and pydantic drops
+ * unknown tool keys there, so that file loads in HolmesGPT.
+ */
+export const TOOL_IGNORED = ["user_description", "transformers", "transformer_configs", "args"]
 
 const Str = Type.String({ expected: "a string" })
 const Bool = Type.Boolean({ expected: "true or false" })
@@ -72,8 +76,15 @@ const ToolSchema = Type.Object(
     parameters: Type.Optional(Type.Record(Type.String(), ParameterSchema, { expected: "a mapping" })),
     timeout: Type.Optional(Type.Integer({ minimum: 1, expected: "a positive integer" })),
     requires_approval: Type.Optional(Bool),
+    /**
+     * The answer is about the host itself (its mounts, its processes): the tool must see the
+     * host's view, not its sandbox's. A declaration for the containment to honour.
+     */
+    host_view: Type.Optional(Bool),
+    /** HolmesGPT's shell filter on the output (the command's stdout is its stdin). */
     additional_instructions: Type.Optional(Str),
     user_description: Ignored,
+    args: Ignored,
     transformers: Ignored,
     /** Older HolmesGPT files' name for `transformers`. */
     transformer_configs: Ignored,
@@ -87,8 +98,15 @@ const ToolsetSchema = Type.Object(
     description: Type.Optional(Str),
     enabled: Type.Optional(Bool),
     llm_instructions: Type.Optional(Str),
-    /** HolmesGPT's name for `llm_instructions`. */
+    /** HolmesGPT's shell filter applied to the output of each of its tools. */
     additional_instructions: Type.Optional(Str),
+    /**
+     * Variables of dupin's environment its commands may read as `$NAME` (HolmesGPT expands
+     * `${NAME}` in commands; dupin hands the declared ones to the shell as data).
+     */
+    env: Type.Optional(
+      listOf(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$", expected: "a variable name" })),
+    ),
     prerequisites: Type.Optional(listOf(PrerequisiteSchema)),
     tools: Type.Optional(listOf(ToolSchema)),
     config: Type.Optional(Mapping),

@@ -3,12 +3,14 @@
  * (built-in < config `toolsets:` < custom files), and build YamlTools with their prerequisites.
  */
 import { isMap, LineCounter, parseDocument } from "yaml"
+import type { Env } from "../config/env.ts"
 import { ConfigError } from "../errors.ts"
 import { log } from "../log.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { EnvPrerequisite, type Prerequisite } from "../tool/prerequisite.ts"
 import { CommandTemplate } from "../tool/template.ts"
 import { Toolset } from "../tool/toolset.ts"
+import { toolsetCommandEnv, warnEmptyReferences } from "./command-env.ts"
 import { CommandPrerequisite } from "./command-prerequisite.ts"
 import { applyOverride, isOverride } from "./override.ts"
 import {
@@ -35,8 +37,18 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetDefinit
     throw new ConfigError(`${fileName}: expected a mapping with a top-level \`toolsets:\` key`, fileName)
   const definitions = parseToolsetDocument(doc.toJS(), fileName)
   const ignored = definitions.flatMap((d) => d.ignored)
-  if (ignored.length > 0)
-    log.info("toolset file: HolmesGPT keys accepted but not used", { file: fileName, keys: ignored })
+  // Display-only keys are noted; keys that changed what HolmesGPT did (a transformer summarising
+  // output, a description shown to the user) warn once per file, naming what does not happen.
+  const cosmetic = ignored.filter((path) => COSMETIC_KEYS.includes(lastKey(path)))
+  const unsupported = ignored.filter((path) => !cosmetic.includes(path))
+  if (cosmetic.length > 0)
+    log.info("toolset file: HolmesGPT keys accepted but not used", { file: fileName, keys: cosmetic })
+  if (unsupported.length > 0)
+    log.warn(
+      `toolset file ${fileName}: dupin does not support ${[...new Set(unsupported.map(lastKey))].join(", ")}; ` +
+        `ignored at ${unsupported.join(", ")}`,
+      { file: fileName, keys: unsupported },
+    )
   return definitions
 }
 
@@ -57,7 +69,12 @@ export function mergeToolsetSources(sources: {
     ? sources.config
     : parseToolsetsMap(sources.config, sources.configFileName ?? "config")
   const merged = new Map<string, ToolsetDefinition>()
-  for (const definition of [...sources.builtin, ...config, ...sources.custom]) {
+  // The config file may set `enabled`/`config` of a toolset that a custom file defines: applied
+  // once the custom files are read (a custom file's own override of a known toolset still wins).
+  const customNames = new Set(sources.custom.filter((d) => !isOverride(d)).map((d) => d.name))
+  const deferred = config.filter((d) => isOverride(d) && customNames.has(d.name))
+  const first = config.filter((d) => !deferred.includes(d))
+  for (const definition of [...sources.builtin, ...first, ...sources.custom, ...deferred]) {
     const existing = merged.get(definition.name)
     if (!isOverride(definition)) {
       // A whole definition replaces, it does not extend: a custom `linux/host` with one tool drops
@@ -89,7 +106,7 @@ export function mergeToolsetSources(sources: {
  * Within one file a later toolset's tool replaces an earlier one of the same name, with a
  * warning: HolmesGPT's bundled files do this and load there.
  */
-export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
+export function buildToolsets(definitions: ToolsetDefinition[], env?: Env): Toolset[] {
   const owners = new Map<string, ToolsetDefinition>()
   return resolveSameFileDuplicates(definitions).map((definition) => {
     for (const tool of definition.tools) {
@@ -103,15 +120,20 @@ export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
       }
       owners.set(tool.name, definition)
     }
+    // Without an environment (tests building from text) no variable is passed and none warned about.
+    const passEnv = env ? toolsetCommandEnv(definition, env) : {}
+    if (env && definition.enabled !== false) warnEmptyReferences(definition, env, passEnv)
     return new Toolset({
       name: definition.name,
       description: definition.description,
       enabled: definition.enabled ?? true,
       prerequisites: definition.prerequisites.map(
         (p): Prerequisite =>
-          "env" in p ? new EnvPrerequisite(p.env) : new CommandPrerequisite(p.command, p.expectedOutput),
+          "env" in p
+            ? new EnvPrerequisite(p.env, passEnv)
+            : new CommandPrerequisite(p.command, p.expectedOutput, passEnv),
       ),
-      tools: definition.tools.map((tool) => buildTool(tool, definition.config)),
+      tools: definition.tools.map((tool) => buildTool(tool, definition.config, passEnv)),
       tags: definition.tags,
       config: definition.config,
       llmInstructions: definition.llmInstructions,
@@ -121,18 +143,22 @@ export function buildToolsets(definitions: ToolsetDefinition[]): Toolset[] {
 }
 
 /** Declared parameters plus those the template uses without declaring (inferred as strings). */
-function buildTool(definition: ToolDefinition, config: Record<string, unknown> | undefined): YamlTool {
+function buildTool(
+  definition: ToolDefinition,
+  config: Record<string, unknown> | undefined,
+  passEnv: Record<string, string>,
+): YamlTool {
   const parameters: Record<string, ToolParameter> = {}
   for (const [name, init] of Object.entries(definition.parameters)) parameters[name] = new ToolParameter(init)
   for (const placeholder of new CommandTemplate(definition.command).placeholders()) {
     parameters[placeholder.name] ??= new ToolParameter({ type: "string", required: !placeholder.optional })
   }
-  const description = definition.additionalInstructions
-    ? `${definition.description}\n\n${definition.additionalInstructions}`
-    : definition.description
   return new YamlTool({
     name: definition.name,
-    description,
+    description: definition.description,
+    ...(definition.outputFilter ? { outputFilter: definition.outputFilter } : {}),
+    ...(definition.hostView ? { hostView: true } : {}),
+    passEnv,
     command: definition.command,
     parameters,
     timeout: definition.timeout,
@@ -161,4 +187,12 @@ function resolveSameFileDuplicates(definitions: ToolsetDefinition[]): ToolsetDef
     })
     return tools.length === definition.tools.length ? definition : { ...definition, tools }
   })
+}
+
+/** HolmesGPT keys that only change how its UI shows a toolset. */
+const COSMETIC_KEYS = ["icon_url", "installation_instructions"]
+
+/** `toolsets.x.tools[0].user_description` → `user_description`. */
+function lastKey(path: string): string {
+  return path.slice(path.lastIndexOf(".") + 1)
 }

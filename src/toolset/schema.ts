@@ -34,8 +34,13 @@ export type ToolDefinition = {
   programs?: Record<string, ProgramKind>
   timeout?: number
   requiresApproval: boolean
-  /** HolmesGPT's `additional_instructions`: appended to the description the model sees. */
-  additionalInstructions?: string
+  /** `host_view: true`: the answer is about the host, so the tool needs the host's view. */
+  hostView?: boolean
+  /**
+   * HolmesGPT's `additional_instructions`: a shell command the output is piped through after a
+   * successful run (the tool's own, else its toolset's).
+   */
+  outputFilter?: string
 }
 
 export type ToolsetDefinition = {
@@ -52,6 +57,11 @@ export type ToolsetDefinition = {
   config?: Record<string, unknown>
   docsUrl?: string
   tags?: string[]
+  /**
+   * Variables of dupin's environment its commands may read (`$NAME`): the toolset's `env:` and the
+   * names its `prerequisites` require (HolmesGPT's `get_environment_variables`).
+   */
+  env: string[]
   /** HolmesGPT keys that were accepted but are not used, as key paths. */
   ignored: string[]
 }
@@ -113,7 +123,9 @@ function toolsetDefinition(
   const indexed = (body.tools ?? []).flatMap((tool, i) => {
     const at = `${path}.tools[${i}]`
     ignored.push(...TOOL_IGNORED.filter((k) => k in tool).map((k) => `${at}.${k}`))
-    const definition = problems.attempt(() => toolDefinition(tool, fileName, at))
+    const definition = problems.attempt(() =>
+      toolDefinition(tool, fileName, at, body.additional_instructions),
+    )
     return definition ? [{ index: i, definition }] : []
   })
   const seen = new Map<string, number>()
@@ -130,7 +142,7 @@ function toolsetDefinition(
     keys: Object.keys(body),
     description: body.description,
     enabled: body.enabled,
-    llmInstructions: body.llm_instructions ?? body.additional_instructions,
+    llmInstructions: body.llm_instructions,
     prerequisites: (body.prerequisites ?? []).map((p, i) => {
       const at = `${path}.prerequisites[${i}]`
       if (p.env !== undefined) {
@@ -147,11 +159,17 @@ function toolsetDefinition(
     config: body.config,
     docsUrl: body.docs_url,
     tags: body.tags,
+    env: [...new Set([...(body.env ?? []), ...(body.prerequisites ?? []).flatMap((p) => p.env ?? [])])],
     ignored,
   }
 }
 
-function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDefinition {
+function toolDefinition(
+  body: ToolBody,
+  fileName: string,
+  path: string,
+  toolsetFilter: string | undefined,
+): ToolDefinition {
   if (!TOOL_NAME.test(body.name))
     fail(fileName, `${path}.name`, `"${body.name}" must match ${TOOL_NAME.source}`)
   if (body.command !== undefined && body.script !== undefined)
@@ -186,6 +204,7 @@ function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDef
     throw error
   }
   checkPlaceholderTypos(template, parameters, fileName, `${path}.${key}`)
+  const filter = body.additional_instructions ?? toolsetFilter
   return {
     name: body.name,
     description: body.description,
@@ -194,7 +213,8 @@ function toolDefinition(body: ToolBody, fileName: string, path: string): ToolDef
     programs,
     timeout: body.timeout,
     requiresApproval: body.requires_approval ?? false,
-    additionalInstructions: body.additional_instructions,
+    ...(body.host_view ? { hostView: true } : {}),
+    ...(filter?.trim() ? { outputFilter: filter } : {}),
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
-import { runProcess } from "../tool/spawn.ts"
+import { type ProcessResult, runProcess } from "../tool/spawn.ts"
 import { spawnScope } from "../tool/spawn-scope.ts"
 import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
 import { paramsInOneLine, Tool, type ToolContext } from "../tool/tool.ts"
@@ -21,6 +21,12 @@ export type YamlToolInit = {
   programs?: Record<string, ProgramKind>
   /** The toolset's `config:`, read by `{{ config.key }}` in the command. */
   config?: Readonly<Record<string, unknown>>
+  /** Variables the toolset declared (`env:`), from dupin's environment: `$NAME` in the command. */
+  passEnv?: Readonly<Record<string, string>>
+  /** The answer is about the host (YAML `host_view`): containment should give it the host's view. */
+  hostView?: boolean
+  /** HolmesGPT's `additional_instructions`: a shell command the output of a successful run is piped through. */
+  outputFilter?: string
 }
 
 /** A tool defined in a YAML toolset: a command template run by the shell with values as data. */
@@ -29,6 +35,13 @@ export class YamlTool extends Tool {
   readonly needsApproval: boolean
   readonly programs: Readonly<Record<string, ProgramKind>>
   readonly #config: Readonly<Record<string, unknown>>
+  readonly #passEnv: Readonly<Record<string, string>>
+  readonly outputFilter: string | undefined
+  /**
+   * Declared by the toolset (`host_view: true`). The containment does not act on it yet: it needs
+   * a way to show such a tool the host's mount table (see docs/toolsets.md).
+   */
+  readonly hostView: boolean
   /** `runProcess` kills the group at the deadline and keeps what was printed. */
   protected override readonly timeoutOwner = "process"
 
@@ -47,6 +60,9 @@ export class YamlTool extends Tool {
     this.needsApproval = init.requiresApproval ?? false
     this.programs = init.programs ?? {}
     this.#config = init.config ?? {}
+    this.#passEnv = init.passEnv ?? {}
+    this.outputFilter = init.outputFilter
+    this.hostView = init.hostView ?? false
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {
@@ -114,9 +130,10 @@ export class YamlTool extends Tool {
     }
     // A stale DUPIN_P_* from outside must not stand in for a parameter that was left out.
     const env = Object.fromEntries(Object.entries(context.env).filter(([k]) => !k.startsWith(ENV_PREFIX)))
-    Object.assign(env, rendered.env)
+    Object.assign(env, this.#passEnv, rendered.env)
     const seconds = this.effectiveTimeout(context.limits)
-    const result = await runProcess({
+    const started = Date.now()
+    const run = await runProcess({
       argv: shellArgv(rendered.script, env),
       env,
       timeoutMs: seconds * 1000,
@@ -124,6 +141,7 @@ export class YamlTool extends Tool {
       maxOutputBytes: context.limits.outputMaxBytes,
       ...spawnScope(context),
     })
+    const result = await this.#filtered(run, env, seconds * 1000 - (Date.now() - started), context)
     const cut =
       result.truncatedBytes > 0 ? `\n[output cut: ${result.truncatedBytes} more bytes were not kept]` : ""
     const output = result.output + cut
@@ -151,6 +169,35 @@ export class YamlTool extends Tool {
       error: `Command \`${invocation}\` ${how}.${output ? `\nOutput:\n${output}` : ""}`,
       data: output || null,
     })
+  }
+
+  /**
+   * HolmesGPT's `additional_instructions`: the output of a successful run piped through the
+   * operator's filter, run as the command was (same shell, environment, containment, output cap,
+   * the rest of the timeout). A failing filter fails the call, naming the filter.
+   */
+  async #filtered(
+    run: ProcessResult,
+    env: Record<string, string>,
+    remainingMs: number,
+    context: ToolContext,
+  ): Promise<ProcessResult> {
+    if (!this.outputFilter || run.exitCode !== 0 || run.timedOut) return run
+    const filtered = await runProcess({
+      argv: shellArgv(this.outputFilter, env),
+      env,
+      stdin: run.output,
+      timeoutMs: Math.max(remainingMs, 1000),
+      signal: context.signal,
+      maxOutputBytes: context.limits.outputMaxBytes,
+    })
+    // HolmesGPT keeps the filter's stdout; its stderr (a jq warning) is no part of the answer.
+    if (filtered.exitCode === 0) return { ...filtered, output: filtered.stdout }
+    if (filtered.timedOut) return filtered
+    return {
+      ...filtered,
+      output: `Output filter (additional_instructions) \`${this.outputFilter.trim()}\` failed:\n${filtered.output}`,
+    }
   }
 
   render(params: Record<string, unknown>): ReturnType<CommandTemplate["render"]> {

@@ -106,6 +106,19 @@ describe("agent loop", () => {
     expect(String(result.toolCalls?.[0]?.result.status)).toBe("success")
   })
 
+  // Issue 21 item 9: events and the approval callback say tool_name, toolCalls said only toolName.
+  test("a toolCalls element carries the wire names too, as events and the approval callback do", async () => {
+    fake.script({ toolCalls: [{ id: "c1", name: "echo", arguments: { text: "x" } }] }, { content: "done" })
+    const llm = engine(fake, { toolsets: [toolset("test", [new EchoTool()])] })
+    const started: string[] = []
+    for await (const event of llm.callStream(ask("q")))
+      if (event.event === "start_tool_calling") started.push(event.data.tool_name)
+    fake.script({ toolCalls: [{ id: "c1", name: "echo", arguments: { text: "x" } }] }, { content: "done" })
+    const [call] = (await llm.call(ask("q"))).toolCalls ?? []
+    expect(started).toEqual(["echo"])
+    expect(call).toMatchObject({ toolCallId: "c1", toolName: "echo", tool_call_id: "c1", tool_name: "echo" })
+  })
+
   test("unknown tool, malformed JSON, schema failure and a throwing tool become error results and the loop goes on", async () => {
     fake.script(
       {

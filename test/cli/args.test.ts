@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { commandTable } from "../../src/cli/commands.ts"
+import { commandTable, mainHelp } from "../../src/cli/commands.ts"
 import { parseArgs, UsageError } from "../../src/commands/args.ts"
 
 // The table as the executable builds it; serve's implementation is never loaded here.
@@ -55,6 +55,15 @@ describe("help", () => {
       expect(command.help).toStartWith(`Usage: dupin ${name}`)
       expect(command.help).toMatch(/Examples?:\n {2}dupin /)
       for (const option of Object.keys(command.options)) expect(command.help).toContain(`--${option}`)
+    }
+  })
+
+  // Issue 21 item 9: a first run fails on the model or its key; the help must say where they come from.
+  test("the main help and every command that calls a model name dupin init and the key variables", () => {
+    for (const help of [mainHelp(COMMANDS), COMMANDS.ask!.help, COMMANDS.serve!.help]) {
+      expect(help).toContain("dupin init")
+      expect(help).toContain("OPENAI_API_KEY")
+      expect(help).toContain("DEEPSEEK_API_KEY")
     }
   })
 })

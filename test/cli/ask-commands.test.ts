@@ -72,7 +72,7 @@ describe("an interactive start that orients", () => {
       s.type("why are the pods in namespace web crashing?\r")
       const answer = await s.waitFor(PROMPT)
       expect(answer).toContain("note: kubernetes/core")
-      expect(answer).toContain("so this answer cannot look at the cluster")
+      expect(answer).toContain("so this answer cannot use")
       expect(answer).toContain("Looked at the log.")
 
       // Tab completes the unique command and adds a space.

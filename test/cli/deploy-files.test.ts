@@ -134,3 +134,30 @@ describe("deploy/dupin.service", () => {
     expect(Number(overall?.[1])).toBeLessThanOrEqual(2.4)
   })
 })
+
+// Issue 21 item 9: small things an operator tripped over.
+describe("deploy and packaging files", () => {
+  const ROOT = join(import.meta.dir, "../..")
+
+  test("every docs/ page the deploy files point at exists", async () => {
+    for (const name of ["dupin.service", "rbac.yaml", "config.example.yaml"]) {
+      const text = await Bun.file(join(DEPLOY, name)).text()
+      for (const [page] of text.matchAll(/docs\/[\w.-]+\.md/g)) {
+        expect(await Bun.file(join(ROOT, page)).exists(), `${name} names ${page}`).toBe(true)
+      }
+    }
+  })
+
+  test("a packed tarball is ignored by git", () => {
+    const check = Bun.spawnSync(["git", "check-ignore", "-q", "dupin-0.1.0.tgz"], { cwd: ROOT })
+    expect(check.exitCode).toBe(0)
+  })
+
+  test("the README never installs from a bare checkout folder (Bun copies dist/ with it)", async () => {
+    const readme = await Bun.file(join(ROOT, "README.md")).text()
+    const commands = readme.split("\n").filter((line) => line.startsWith("bun add "))
+    expect(
+      commands.filter((line) => /^bun add \/path\/to\/dupin(?!\/dupin-[\d.]+\.tgz)\b/.test(line)),
+    ).toEqual([])
+  })
+})

@@ -102,3 +102,79 @@ describe("dupin init", () => {
     SUBPROCESS_TIMEOUT_MS,
   )
 })
+
+// Issue 21 item 5: an operator with a server of their own (vLLM, LiteLLM, llama.cpp).
+describe("dupin init for a server of one's own, and for scripts", () => {
+  test(
+    "the menu's server choice asks URL, model, optional key and context window; no key is demanded",
+    async () => {
+      const path = join(dir("dupin-cfg-"), "dupin.yaml")
+      const session = new PtySession(["init", "--config", path], cliEnv(), tmpdir())
+      await session.waitFor("Choose 1-8")
+      session.type("8\r")
+      await session.waitFor("Server URL")
+      session.type("not a url\r")
+      await session.waitFor("must be an http")
+      session.type("http://127.0.0.1:8000/v1\r")
+      await session.waitFor("Model name")
+      session.type("qwen2.5-coder\r")
+      await session.waitFor("Variable holding its key")
+      session.type("\r")
+      await session.waitFor("Context window")
+      session.type("16384\r")
+      expect(await session.exited()).toBe(0)
+      expect(session.output).not.toContain("export ")
+      const written = readFileSync(path, "utf8")
+      expect(written).toContain("model: openai/qwen2.5-coder")
+      expect(written).toContain("api_base: http://127.0.0.1:8000/v1")
+      expect(written).toContain("api_key: null")
+      expect(written).toContain("context_window: 16384")
+      // It loads, and the model is callable without any key variable.
+      const models = await runCli(["models", "--json", "--config", path], { env: cliEnv() })
+      expect(models.stderr).toBe("")
+      const listed = JSON.parse(models.stdout) as { models: Array<{ context_window: number }> }
+      expect(listed.models[0]?.context_window).toBe(16384)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
+    "an existing file is refused before any question; flags write without a menu; ollama gets a context_window",
+    async () => {
+      const existing = join(dir("dupin-cfg-"), "dupin.yaml")
+      writeFileSync(existing, "model: openai/gpt-4.1\n")
+      const session = new PtySession(["init", "--config", existing], cliEnv(), tmpdir())
+      expect(await session.exited()).toBe(2)
+      expect(session.output).not.toContain("Choose")
+      expect(session.output).toContain("already exists")
+
+      const ollama = join(dir("dupin-cfg-"), "dupin.yaml")
+      const init = await runCli(["init", "--config", ollama, "--provider", "ollama"], { env: cliEnv() })
+      expect(init.code).toBe(0)
+      expect(readFileSync(ollama, "utf8")).toMatch(/^context_window: \d+$/m)
+
+      const server = join(dir("dupin-cfg-"), "dupin.yaml")
+      const scripted = await runCli(
+        [
+          "init",
+          "--config",
+          server,
+          "--api-base",
+          "http://10.0.0.5:4000",
+          "--model",
+          "llama-3-70b",
+          "--api-key-env",
+          "LITELLM_KEY",
+        ],
+        { env: cliEnv() },
+      )
+      expect(scripted.code).toBe(0)
+      expect(scripted.stdout).toContain("export LITELLM_KEY=")
+      const written = readFileSync(server, "utf8")
+      expect(written).toContain("model: openai/llama-3-70b")
+      expect(written).toContain('api_key: "{{ env.LITELLM_KEY }}"')
+      expect(written).toContain("api_base: http://10.0.0.5:4000")
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+})

@@ -81,7 +81,10 @@ describe("interactive ask on a terminal", () => {
         /Context: [\d,]+ of 128,000 tokens[\s\S]*system prompt\s+[\d,]+/,
       )
       session.type("/tools\n")
-      expect(await session.waitFor("\n> ")).toMatch(/test\/ops\s+enabled[\s\S]*restart_service \[test\/ops\]/)
+      // Issue 21 item 7: each tool with its description, and the ones that ask marked.
+      expect(await session.waitFor("\n> ")).toMatch(
+        /test\/ops\s+enabled[\s\S]*! restart_service\s+\S.*\[test\/ops\] \(approval\)/,
+      )
 
       session.type("/clear\n")
       await session.waitFor("Started a new conversation.\n\n> ")

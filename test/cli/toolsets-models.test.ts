@@ -45,6 +45,31 @@ describe("dupin toolsets", () => {
     SUBPROCESS_TIMEOUT_MS,
   )
 
+  // Issue 21 item 4: the README synopsis named the flag, the binary refused it.
+  test(
+    "--toolset-file adds a toolset file, as ask does, to check it before use",
+    async () => {
+      const extra = tempFile(
+        "holmes.yaml",
+        "toolsets:\n  holmes/extra:\n    description: x\n    tools:\n      - name: holmes_extra\n        description: x\n        command: echo x\n",
+      )
+      const result = await runCli([
+        "toolsets",
+        "--json",
+        "--config",
+        customToolsetConfig(),
+        "--toolset-file",
+        extra,
+      ])
+      expect(result.stderr).toBe("")
+      expect(result.code).toBe(0)
+      const names = (JSON.parse(result.stdout) as Row[]).map((r) => r.name)
+      expect(names).toContain("holmes/extra")
+      expect(names).toContain("team/ok")
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
   test(
     "check re-runs the prerequisites and prints a table",
     async () => {

@@ -143,7 +143,7 @@ describe("a config with several errors reports them all", () => {
     )
     expect(failure(() => Config.loadFromFile(path, { env: ENV })).split("\n")).toEqual([
       `${path}: max_steps: expected integer (got "many").`,
-      `${path}: modelList.m.tempreature: unknown key. Allowed keys here: model, api_key, api_base, api_version, temperature, context_window, max_output_tokens, supports_vision, input_cost_per_token, output_cost_per_token.`,
+      `${path}: modelList.m.tempreature: unknown key. Did you mean temperature? Allowed keys here: model, api_key, api_base, api_version, temperature, context_window, max_output_tokens, supports_vision, input_cost_per_token, output_cost_per_token.`,
       `${path}: server.port: expected integer (got "http").`,
     ])
     const many = Array.from({ length: 25 }, (_, i) => `  typo_${i}: 1`).join("\n")
@@ -173,7 +173,7 @@ describe("a config with several errors reports them all", () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         `${config.configFile}: toolsets.docker/core.enabled: ${BOOLEAN}`,
-        `${config.configFile}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+        `${config.configFile}: toolsets.bash.config.alow: unknown key. Did you mean allow? Allowed keys here: allow, deny.`,
         `${config.configFile}: toolsets.prometheus/metrics.config.prometheus_url uses {{ env.DUPIN_TEST_PROM }}, but DUPIN_TEST_PROM is not set.`,
         `${first}: toolsets.team/ops.enabled: ${BOOLEAN}`,
         expect.stringMatching(/more\.yaml: toolsets\.team\/more\.tools\[0\]\.timeot: unknown key/),
@@ -188,7 +188,7 @@ describe("a config with several errors reports them all", () => {
     )
     expect(failure(() => config.toolExecutor()).split("\n")).toEqual([
       `${config.configFile}: mcp_servers.grafana.url: expected a string`,
-      `${config.configFile}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+      `${config.configFile}: toolsets.bash.config.alow: unknown key. Did you mean allow? Allowed keys here: allow, deny.`,
     ])
   })
 
@@ -235,7 +235,7 @@ describe("a config with several errors reports them all", () => {
       `${path}: max_steps: expected integer (got "many").`,
       `${custom}: toolsets.team/ops.enabled: ${BOOLEAN}`,
       `${path}: toolsets.docker/core.enabled: ${BOOLEAN}`,
-      `${path}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.`,
+      `${path}: toolsets.bash.config.alow: unknown key. Did you mean allow? Allowed keys here: allow, deny.`,
     ])
     // Toolsets of the wrong shape are the schema's to report, once.
     const shape = tempFile("dupin.yaml", "max_steps: many\ntoolsets: [bash]\n")
@@ -262,7 +262,7 @@ describe("a config with several errors reports them all", () => {
       const toolsets = await runCli(["toolsets", "list", "--json", "--config", typo])
       expect(toolsets.code).toBe(2)
       expect(toolsets.stderr).toBe(
-        `dupin: ${typo}: toolsets.bash.config.alow: unknown key. Allowed keys here: allow, deny.\n`,
+        `dupin: ${typo}: toolsets.bash.config.alow: unknown key. Did you mean allow? Allowed keys here: allow, deny.\n`,
       )
     },
     SUBPROCESS_TIMEOUT_MS,

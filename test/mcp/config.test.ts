@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Config } from "../../src/config/config.ts"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
+import { redact } from "../../src/redact.ts"
 import { createRuntime } from "../../src/runtime/runtime.ts"
 import { parseMcpServer, stopMcpServers } from "../../src/toolset/mcp/index.ts"
 import { FAULT_SERVER, mcpConfig, readyExecutor, tempDir } from "./support.ts"
@@ -170,4 +171,50 @@ test("allowed_tools offers only those tools; toolsets.<name>.enabled: false swit
   )
   expect(executor.toolsets.find((t) => t.name === "some")?.tools.map((t) => t.name)).toEqual(["echo", "fail"])
   expect(executor.toolsets.find((t) => t.name === "off")?.status).toBe("disabled")
+})
+
+// Issue 21 item 3: the stdio form of HolmesGPT's remote-MCP page was refused, and config.type
+// warned at every start.
+test("HolmesGPT's stdio form (top-level command/args, config.type: stdio) loads without a warning", () => {
+  const lines: string[] = []
+  const restore = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("INFO")
+  try {
+    const stdio = parseMcpServer(
+      "s",
+      {
+        command: "python3",
+        args: ["./stdio_server.py"],
+        env: { TOOL_TOKEN: "abc12345xyz" },
+        config: { type: "stdio" },
+      },
+      "f.yaml",
+      {},
+    )
+    expect(stdio.transport).toMatchObject({
+      kind: "stdio",
+      command: "python3",
+      args: ["./stdio_server.py"],
+      env: { TOOL_TOKEN: "abc12345xyz" },
+    })
+    expect(() => parseMcpServer("s", { command: "a", config: { command: "b" } }, "f.yaml", {})).toThrow(
+      "f.yaml: mcp_servers.s.command: also set as mcp_servers.s.config.command with another value",
+    )
+  } finally {
+    setLogSink(restore)
+    setLogLevel(level)
+  }
+  expect(lines.filter((l) => l.includes('"WARN"'))).toEqual([])
+  // The server's token is a configured secret: hidden by value from now on (issue 21 item 8).
+  expect(redact("token abc12345xyz")).toBe("token [REDACTED]")
+})
+
+// Issue 21 item 1: a stdio server's program named by path is found from the file that names it.
+test("a stdio command given as a path is read from the naming file's folder; a bare name is left for PATH", () => {
+  const at = (command: string) =>
+    parseMcpServer("s", { config: { command } }, "/etc/dupin/toolsets/team.yaml", { HOME: "/home/op" })
+      .transport
+  expect(at("./mcp/server.py")).toMatchObject({ command: "/etc/dupin/toolsets/mcp/server.py" })
+  expect(at("~/bin/mcp")).toMatchObject({ command: "/home/op/bin/mcp" })
+  expect(at("npx")).toMatchObject({ command: "npx" })
 })

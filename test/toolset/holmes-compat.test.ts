@@ -31,8 +31,8 @@ describe("HolmesGPT toolset files, unchanged", () => {
     })
     // The later definition of dns_lookup wins; the earlier toolset keeps its other tool.
     expect(names).toEqual([["http_probe"], ["dns_lookup", "echo_timeout"]])
-    const warning = lines.map((l) => JSON.parse(l)).find((l) => l.level === "WARN")
-    expect(warning.msg).toContain(
+    const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.level === "WARN")
+    expect(warnings.map((w) => w.msg).join("\n")).toContain(
       'tool "dns_lookup" is defined by toolsets network/basic and network/extended',
     )
     expect(lines.join("\n")).toContain("transformer_configs")

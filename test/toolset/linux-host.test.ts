@@ -1,10 +1,12 @@
-import { beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
 import { ToolResultStatus } from "../../src/tool/result.ts"
 import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import type { Toolset } from "../../src/tool/toolset.ts"
 import { builtinToolsetSources } from "../../src/toolset/builtin/index.ts"
 import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"
+import type { YamlTool } from "../../src/toolset/yaml-tool.ts"
 
 const env = buildToolEnv(process.env)
 const context: ToolContext = {
@@ -86,3 +88,23 @@ describe("linux/host", () => {
     expect(journal.validate({ unit: "x; reboot" }).ok).toBe(false)
   })
 })
+
+// Issue 21 item 9: inside the sandbox, df listed the sandbox's own tmpfs mounts (a 64 MiB
+// /dev/shm, the masked /etc/dupin, dupin's run dirs) as if they were the host's.
+describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")(
+  "host_disk_usage under containment",
+  () => {
+    beforeAll(() => {
+      configureContainment({ mode: "auto" })
+    })
+    afterAll(() => resetContainment())
+
+    test("reports the host's disk filesystems, none of the sandbox's own mounts", async () => {
+      expect((tool("host_disk_usage") as YamlTool).hostView).toBe(true)
+      const result = await call("host_disk_usage")
+      const text = String(result.data)
+      expect(text).toMatch(/ \/\n/) // the root filesystem
+      for (const own of ["/dev/shm", "/etc/dupin", "dupin-runs", " /dev\n"]) expect(text).not.toContain(own)
+    })
+  },
+)

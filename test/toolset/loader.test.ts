@@ -87,7 +87,7 @@ describe("parseToolsetFile", () => {
       - name: x_script
         description: d
         user_description: "run x on {{ target }}"
-        additional_instructions: "Pipe to jq."
+        additional_instructions: "jq ."
         transformers: []
         script: |
           #!/bin/bash
@@ -99,7 +99,9 @@ describe("parseToolsetFile", () => {
       expect(definition!.tags).toEqual(["core", "cluster"])
       expect(definition!.tools[0]!.command).toContain("echo {{ target }}")
       const [toolset] = buildToolsets([definition!])
-      expect(toolset!.tools[0]!.description).toBe("d\n\nPipe to jq.")
+      // HolmesGPT's additional_instructions is a shell filter on the output, not text for the model.
+      expect(toolset!.tools[0]!.description).toBe("d")
+      expect((toolset!.tools[0] as YamlTool).outputFilter).toBe("jq .")
       expect(toolset!.docsUrl).toBe("https://example.com/docs")
     } finally {
       setLogSink(previous)

@@ -3,6 +3,8 @@
  * it streams in as the model writes it; at the end the streamed raw text is cleared and the
  * answer printed again rendered as markdown (unless colour is off, when the raw text already is
  * the answer). Text the model wrote before asking for tools is cleared too: progress shows it.
+ * A streamed text that would outgrow the screen could not be cleared (it is in the scrollback):
+ * it is taken off while it still fits and the rest is shown once, rendered, at the end.
  */
 import { terminalSafe } from "../../commands/output.ts"
 import { renderMarkdown } from "../render/markdown.ts"
@@ -21,6 +23,8 @@ export class AnswerView {
   /** The raw text on screen since the last clear, break line included. */
   #shown = ""
   #streamed = ""
+  /** The answer outgrew the screen: no more raw text; it appears once, rendered, at the end. */
+  #held = false
 
   constructor(options: AnswerViewOptions) {
     this.#options = options
@@ -35,8 +39,19 @@ export class AnswerView {
   push(text: string): void {
     if (!this.streams) return
     const safe = terminalSafe(text)
-    if (this.#shown === "") this.#emit(`\n${this.#rule()}\n`)
     this.#streamed += safe
+    if (this.#held) return
+    if (this.#shown === "") this.#emit(`\n${this.#rule()}\n`)
+    const { columns, rows } = this.#options.facts
+    if (this.#options.facts.render && rowsOf(this.#shown + safe, columns()) >= rows() - 2) {
+      // Still erasable now; one row more and it would stay in the scrollback twice.
+      const streamed = this.#streamed
+      this.#clear()
+      this.#streamed = streamed
+      this.#held = true
+      this.#emit(this.#options.style.dim("(a long answer: shown when it is complete)"))
+      return
+    }
     this.#emit(safe)
   }
 
@@ -60,7 +75,7 @@ export class AnswerView {
       return
     }
     const body = facts.render ? renderMarkdown(safe, Math.min(facts.columns(), 120)) : ensureNewline(safe)
-    if (this.#shown !== "" && !facts.render && this.#streamed === safe) {
+    if (this.#shown !== "" && !facts.render && !this.#held && this.#streamed === safe) {
       // Raw text was the wanted form and it is all on screen already.
       this.#reset()
       await write(safe.endsWith("\n") ? "" : "\n")
@@ -94,6 +109,7 @@ export class AnswerView {
   #reset(): void {
     this.#shown = ""
     this.#streamed = ""
+    this.#held = false
   }
 }
 

@@ -10,6 +10,17 @@ export const NO_TTY_FEEDBACK = "No TTY to ask for approval; rerun with --yes or 
 /** `--yes`: approve everything. The hard-deny list is enforced by the tools themselves. */
 export const approveAll: ApprovalCallback = () => true
 
+/**
+ * `--yes` on a person's terminal or log: approves, and says which command it approved, since
+ * nobody saw a question. `note` writes one line above the progress.
+ */
+export function approveAllSaying(note: (line: string) => void): ApprovalCallback {
+  return (pending) => {
+    note(`approved by --yes: ${pending.description || formatCall(pending.tool_name, pending.params)}`)
+    return true
+  }
+}
+
 /** No terminal and no `--yes`: deny, and tell the model how the user could allow it. */
 export const denyWithoutTerminal: ApprovalCallback = () => ({ approved: false, feedback: NO_TTY_FEEDBACK })
 

@@ -11,20 +11,22 @@ export function banner(model: ChatModel, toolsets: readonly Toolset[]): string {
   return `${parts.join(" · ")}\n`
 }
 
-/** Words that mean a question is about Kubernetes. */
-const KUBERNETES = /\b(pods?|kubectl|k8s|kubernetes|namespaces?)\b/i
-
 /**
- * One line when a question needs a toolset that failed its prerequisites (kubectl missing), so
- * the user knows why the answer cannot look at the cluster. Undefined when nothing applies.
+ * One line, before the first question, naming the toolsets that failed their prerequisites
+ * (kubectl missing), so the user knows what the answer cannot look at. Whatever the question's
+ * words: "why is checkout-api crashlooping?" needs the cluster without saying "pod".
+ * Undefined when every toolset loaded.
  */
-export function unavailableNotice(question: string, toolsets: readonly Toolset[]): string | undefined {
-  if (!KUBERNETES.test(question)) return undefined
-  const failed = toolsets.filter((t) => t.status === "failed" && t.name.startsWith("kubernetes/"))
+export function unavailableNotice(toolsets: readonly Toolset[]): string | undefined {
+  const failed = toolsets.filter((t) => t.status === "failed")
   if (failed.length === 0) return undefined
   const first = failed[0] as Toolset
   const names = failed.map((t) => t.name).join(", ")
-  return `note: ${names} ${failed.length > 1 ? "are" : "is"} not available (${oneLine(first.error)}), so this answer cannot look at the cluster.\n`
+  const why =
+    failed.length > 1
+      ? `${first.name}: ${oneLine(first.error)}; dupin toolsets lists all`
+      : oneLine(first.error)
+  return `note: ${names} ${failed.length > 1 ? "are" : "is"} not available (${why}), so this answer cannot use ${failed.length > 1 ? "them" : "it"}.\n`
 }
 
 /** 128000 → "128k", 1047576 → "1M": the banner must fit one line. */

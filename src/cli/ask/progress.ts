@@ -39,6 +39,10 @@ export class Progress {
   readonly #started = new Map<string, number>()
   #held: string[] | undefined
   #streaming = false
+  /** Labels of this run's finished calls, for the truncation note that follows their step. */
+  readonly #done = new Map<string, string>()
+  /** Truncations already told, by call id. */
+  readonly #toldCut = new Set<string>()
 
   constructor(options: ProgressOptions) {
     const facts = options.facts ?? PLAIN_TERMINAL
@@ -62,15 +66,29 @@ export class Progress {
 
   /** A run starts: the model is thinking. */
   begin(): void {
+    this.#done.clear()
+    this.#toldCut.clear()
     this.#live?.stop()
     this.#streaming = false
     this.#live?.set(THINKING, "Thinking")
   }
 
-  /** The run is over (answered, failed or stopped): the live area goes away. */
+  /**
+   * The run is over (answered, failed or stopped): the live area goes away. A call still running
+   * was stopped with the run (Ctrl+C, a failure): it gets a line saying so, instead of vanishing
+   * with its spinner or leaving a frame of it.
+   */
   end(): void {
+    const now = this.#now()
+    const stopped = [...this.#labels].map(([id, label]) => {
+      const started = this.#started.get(id)
+      return `${this.#style.dim("■")} ${label} ${this.#style.dim(`stopped${started === undefined ? "" : ` after ${formatDuration(now - started)}`}`)}`
+    })
+    for (const map of [this.#started, this.#params, this.#labels]) map.clear()
     this.#live?.stop()
     this.#streaming = false
+    if (this.#held) this.release()
+    for (const line of stopped) this.line(line)
   }
 
   /** The engine's hook on each call as it starts: its arguments, which the events do not carry. */
@@ -126,6 +144,7 @@ export class Progress {
         this.end()
         return
       case "token_count":
+        this.#tellTruncations(message.data.metadata.truncations ?? [])
         return
       default: {
         const unknown: never = message
@@ -140,6 +159,7 @@ export class Progress {
     const params = this.#params.get(id) ?? result.params
     const label = this.#labels.get(id) ?? terminalSafe(callLabel(name, params))
     for (const map of [this.#started, this.#params, this.#labels]) map.delete(id)
+    this.#done.set(id, label)
     const took = started === undefined ? "" : formatDuration(this.#now() - started)
     const safe = { ...result, error: result.error === null ? null : terminalSafe(result.error) }
     if (typeof safe.data === "string") safe.data = terminalSafe(safe.data)
@@ -149,6 +169,22 @@ export class Progress {
     // The last call of the step is done: the model has the results and thinks again.
     if (this.#live && this.#live.othersThan(THINKING) === 0 && result.status !== "approval_required")
       this.#live.set(THINKING, "Thinking")
+  }
+
+  /**
+   * The context cap cuts a result after its ✓ line was printed (the step's results are fitted to
+   * the window together): the cut is told right below, once, naming the call.
+   */
+  #tellTruncations(truncations: ReadonlyArray<{ tool_call_id: string; original_token_count: number }>): void {
+    for (const cut of truncations) {
+      if (this.#toldCut.has(cut.tool_call_id)) continue
+      this.#toldCut.add(cut.tool_call_id)
+      const label = this.#done.get(cut.tool_call_id)
+      if (!label) continue
+      this.line(
+        `  ${this.#style.yellow("✂")} ${label} ${this.#style.dim(`output truncated for the model (about ${cut.original_token_count} tokens); /show pages all of it`)}`,
+      )
+    }
   }
 
   /** Restarts a call's clock (after an approval prompt). */

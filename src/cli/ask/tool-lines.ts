@@ -21,8 +21,16 @@ export function finishedLine(label: string, took: string, result: ToolResultObje
     return `${style.red("✗")} ${label}${time} ${style.red(clip(usefulErrorLine(why), MAX_ERROR))}`
   }
   const noData = result.status === "no_data" ? style.dim(" (no data)") : ""
-  return `${style.green("✓")} ${label}${time}${noData}`
+  const data = result.data
+  const cut = typeof data === "string" && CUT_MARKS.some((m) => data.includes(m))
+  return `${style.green("✓")} ${label}${time}${noData}${cut ? style.yellow(" (output truncated)") : ""}`
 }
+
+/**
+ * What a cut output carries: the read cap of a tool process, the context cap's marker, the echo
+ * cap. Only a mark on the line tells the user the answer rests on part of the output.
+ */
+const CUT_MARKS = ["\n[output cut: ", "[TRUNCATED]", "\n[dupin: output shown up to "]
 
 // klog's header: severity, date, time, thread, file:line] (kubectl, client-go programs).
 const KLOG = /^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+\S+:\d+\]/

@@ -9,7 +9,7 @@ import { TokenCounter } from "../../llm/tokens.ts"
 import { setLogSink, setReadableLogs } from "../../log.ts"
 import { createRuntime } from "../../runtime/runtime.ts"
 import { AnswerView } from "../ask/answer-view.ts"
-import { approveAll, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
+import { approveAllSaying, askOnTerminal, denyWithoutTerminal } from "../ask/approval.ts"
 import { banner, unavailableNotice } from "../ask/banner.ts"
 import { Interrupts } from "../ask/interrupts.ts"
 import { askOptions } from "../ask/options.ts"
@@ -93,7 +93,7 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
     : undefined
   const outputs = new ToolOutputs()
   const approval = options.yes
-    ? approveAll
+    ? approveAllSaying((line) => progress.note(line))
     : reader
       ? askOnTerminal(reader, progress, writeStderr, () => interrupts.signal)
       : denyWithoutTerminal
@@ -129,8 +129,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // Interactive: a failed or interrupted question returns to the prompt instead of ending the session.
   await executor.ensureReady().catch(() => undefined)
   writeStderr(banner(model, executor.toolsets))
+  let noticed = false
   const turn = async (question: string) => {
-    const notice = unavailableNotice(question, executor.toolsets)
+    // Once per session, before the first question: the banner said it too, but scrolled away.
+    const notice = noticed ? undefined : unavailableNotice(executor.toolsets)
+    noticed = true
     if (notice) progress.note(notice.replace(/\n$/, ""))
     try {
       await answer.finish((await run(question)).analysis ?? "")
@@ -144,10 +147,11 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   const switchModel = (name: string | undefined): string => {
     const current = session.llm.model.name
     if (name === undefined) {
-      return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}.`
+      const any = config.modelList ? "" : " (or any provider/model id, as --model takes)"
+      return `Model: ${current}. Available: ${config.modelNames().join(", ") || current}${any}.`
     }
     try {
-      const engine = runtime.engine(name)
+      const engine = runtime.engine(name, { providerId: true })
       const next = engine.model
       session.useLlm(engine)
       TokenCounter.forModel(next.info.id).catch(() => undefined)

@@ -23,15 +23,7 @@ export async function modelsCommand(args: ParsedArgs): Promise<number> {
   const env = processEnv()
   const rows: ModelRow[] = config.modelNames().map((name) => {
     const entry = config.modelList?.[name]
-    const info = resolveModelInfo(
-      entry?.model ?? name,
-      {
-        contextWindow: entry?.context_window ?? undefined,
-        maxOutputTokens: entry?.max_output_tokens ?? undefined,
-        supportsVision: entry?.supports_vision ?? undefined,
-      },
-      env,
-    )
+    const info = resolveModelInfo(entry?.model ?? name, config.modelOverrides(name), env)
     return {
       name,
       model: info.id,

@@ -1,4 +1,4 @@
-import { flag, type ParsedArgs, stringOption, UsageError } from "../../commands/args.ts"
+import { flag, listOption, type ParsedArgs, stringOption, UsageError } from "../../commands/args.ts"
 import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
 import { writeStdout } from "../../commands/output.ts"
 import { createRuntime } from "../../runtime/runtime.ts"
@@ -18,7 +18,13 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
     )
   }
   applyLogLevel("WARN")
-  const executor = createRuntime(loadCliConfig({ configPath: stringOption(args, "config") })).executor
+  // --toolset-file adds files as `ask` does: the way to check a HolmesGPT file before using it.
+  const executor = createRuntime(
+    loadCliConfig({
+      configPath: stringOption(args, "config"),
+      toolsetFiles: listOption(args, "toolset-file"),
+    }),
+  ).executor
   if (action === "check") await executor.recheck()
   else await executor.ensureReady()
 

@@ -5,6 +5,7 @@
  */
 import { Marked, type Tokens } from "marked"
 import { markedTerminal } from "marked-terminal"
+import { foldWideTables } from "./fold-tables.ts"
 
 export function renderMarkdown(markdown: string, width: number): string {
   const extension = markedTerminal({ width, reflowText: true, showSectionPrefix: false, tab: 2 })
@@ -17,6 +18,6 @@ export function renderMarkdown(markdown: string, width: number): string {
       return plainText.call(this, token)
     }
   }
-  const out = new Marked(extension).parse(markdown, { async: false })
+  const out = new Marked(extension).parse(foldWideTables(markdown, width), { async: false })
   return `${out.replace(/\n+$/, "")}\n`
 }

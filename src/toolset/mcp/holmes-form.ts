@@ -1,7 +1,10 @@
 /**
- * HolmesGPT's older forms of an `mcp_servers` entry, read as CONTRACT §8 with one warning each:
- * a top-level `url` (HolmesGPT reached it with SSE at `<url>/sse`) and `config.type` (the older
- * name of `config.mode`).
+ * HolmesGPT's forms of an `mcp_servers` entry, read as CONTRACT §8: a top-level `url` (HolmesGPT
+ * reached it with SSE at `<url>/sse`, so the URL read is logged), `config.type` (its name of
+ * `config.mode`) and a stdio server's top-level `command`/`args`/`env` (its remote-MCP page's
+ * form). The last two are HolmesGPT's documented forms and mean exactly what dupin's do: read
+ * silently, since a warning at every start that cannot be acted on trains operators to ignore
+ * warnings.
  */
 import { ConfigError } from "../../errors.ts"
 import { log } from "../../log.ts"
@@ -17,13 +20,11 @@ export function fromHolmesForm(body: McpServerBody, file: string, base: string):
         file,
       )
     }
-    log.warn("mcp server: config.type is HolmesGPT's older name; write config.mode", {
-      file,
-      key: `${base}.config.type`,
-    })
+    log.debug("mcp server: config.type read as config.mode", { file, key: `${base}.config.type` })
     const { type: _, ...config } = out.config ?? {}
     out = { ...out, config: { ...config, mode: type } }
   }
+  out = stdioFromTopLevel(out, file, base)
   if (out.url === undefined) return out
   if (out.config?.url !== undefined && out.config.url !== out.url) {
     throw new ConfigError(
@@ -41,4 +42,26 @@ export function fromHolmesForm(body: McpServerBody, file: string, base: string):
     read_as: { mode, url: sseUrl.replace(/\?.*$/, "") },
   })
   return { ...rest, config: { ...rest.config, mode, url: sseUrl } }
+}
+
+/** Top-level `command`, `args`, `env` into `config`, where a value given twice must agree. */
+function stdioFromTopLevel(body: McpServerBody, file: string, base: string): McpServerBody {
+  const { command, args, env, ...rest } = body
+  if (command === undefined && args === undefined && env === undefined) return body
+  const config = { ...rest.config }
+  for (const [key, value] of [
+    ["command", command],
+    ["args", args],
+    ["env", env],
+  ] as const) {
+    if (value === undefined) continue
+    if (config[key] !== undefined && JSON.stringify(config[key]) !== JSON.stringify(value)) {
+      throw new ConfigError(
+        `${file}: ${base}.${key}: also set as ${base}.config.${key} with another value; keep one`,
+        file,
+      )
+    }
+    Object.assign(config, { [key]: value })
+  }
+  return { ...rest, config }
 }

@@ -6,8 +6,10 @@
 import { type Static, Type } from "@sinclair/typebox"
 import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { type Env, expandEnvDeep } from "../../config/env.ts"
+import { resolveConfigPath } from "../../config/paths.ts"
 import { assertValid } from "../../config/validate.ts"
 import { ConfigError } from "../../errors.ts"
+import { addSecretValues, looksSecret } from "../../redact-values.ts"
 import { fromHolmesForm } from "./holmes-form.ts"
 
 const Str = Type.String({ expected: "a string" })
@@ -60,6 +62,10 @@ export const McpServerSchema = Type.Object(
     config: Type.Optional(ServerConfigSchema),
     /** HolmesGPT's place for the URL; moved into `config.url`. */
     url: Type.Optional(Str),
+    /** HolmesGPT's place for a stdio server's program, arguments and environment; moved into `config`. */
+    command: Type.Optional(Str),
+    args: Type.Optional(StrList),
+    env: Type.Optional(StrMap),
     /** HolmesGPT toolset keys: shown for a failed server, kept, or accepted and ignored. */
     docs_url: Type.Optional(Str),
     tags: Type.Optional(StrList),
@@ -118,6 +124,13 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
   const config = enabled
     ? (expandEnvDeep(body.config ?? {}, env, `${base}.config`) as NonNullable<McpServerBody["config"]>)
     : (body.config ?? {})
+  if (enabled) {
+    // Header values (tokens) and secret-looking env values are hidden wherever they show up again.
+    addSecretValues([
+      ...Object.values(config.headers ?? {}).map((v) => v.replace(/^(Bearer|Basic|Token)\s+/i, "")),
+      ...Object.entries(config.env ?? {}).flatMap(([k, v]) => (looksSecret(k, v) ? [v] : [])),
+    ])
+  }
   return {
     name,
     description: body.description ?? `MCP server ${name}`,
@@ -128,7 +141,7 @@ export function parseMcpServer(name: string, raw: unknown, file: string, env: En
     requiresApproval: body.requires_approval ?? false,
     allowedTools: body.allowed_tools ?? null,
     timeout: config.timeout,
-    transport: enabled ? transportOf(config, file, `${base}.config`) : placeholder(config),
+    transport: enabled ? transportOf(config, file, `${base}.config`, env) : placeholder(config),
   }
 }
 
@@ -144,6 +157,7 @@ function transportOf(
   config: NonNullable<McpServerBody["config"]>,
   file: string,
   base: string,
+  env: Env,
 ): McpTransportSpec {
   const fail = (message: string) => {
     throw new ConfigError(`${file}: ${base}: ${message}`, file)
@@ -153,9 +167,14 @@ function transportOf(
     if (config.url !== undefined) fail("a stdio server takes command, not url")
     if (config.headers !== undefined) fail("headers are for url servers; a stdio server takes env")
     if (!config.command) return fail("stdio needs command (the program that runs the server)")
+    // A program named by path (`./server.py`, `~/bin/mcp`) is found from the file that names it,
+    // like every path in a config; a bare name (`npx`) is looked up on PATH as before.
+    const command = /^(~\/|\.\.?\/)/.test(config.command)
+      ? resolveConfigPath(config.command, file, env)
+      : config.command
     return {
       kind: "stdio",
-      command: config.command,
+      command,
       args: config.args ?? [],
       env: config.env ?? {},
       ...(config.writable_paths ? { writablePaths: config.writable_paths } : {}),
