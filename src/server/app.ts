@@ -3,6 +3,8 @@ import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime, type Runtime } from "../runtime/runtime.ts"
+import { parseRunAgentInput } from "./agui/input.ts"
+import { handleAgui } from "./agui/route.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
@@ -39,6 +41,7 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/info", ["GET"]],
   ["/metrics", ["GET"]],
   ["/api/chat", ["POST"]],
+  ["/api/agui", ["POST"]],
 ])
 
 /**
@@ -151,6 +154,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // No Elysia body schema: it would coerce (a string becomes a list of its characters).
       // parseChatRequest is the one type check, before any semantic one.
       .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
+      // AG-UI 1.0 (CONTRACT §11): same auth, same engine, AG-UI's events.
+      .post("/api/agui", ({ body, request }) =>
+        handleAgui(parseRunAgentInput(body), request, { ...chatDeps, authToken: config.server.authToken }),
+      )
   )
 }
 
