@@ -211,7 +211,9 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     }
     const edited = await post({
       ...base,
-      messages: edit((c) => void (c.function.arguments = '{"service":"db"}')),
+      messages: edit((c) => {
+        c.function.arguments = '{"service":"db"}'
+      }),
     })
     expect(edited.status).toBe(400)
     const stripped = await post({ ...base, messages: edit((c) => delete c.encryptedValue) })
