@@ -242,4 +242,44 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     expect((await post({ threadId: "t", messages: [] }, auth)).status).toBe(422)
     expect((await post({ threadId: "t", runId: "r", messages: "hi" }, auth)).status).toBe(422)
   })
+
+  test("with a token configured, thread ids are scoped to it: another token's server refuses the resume", async () => {
+    const server = (token: string) => ({
+      init: { server: { auth_token: token, approval_secret: "shared-secret" } },
+    })
+    h = await startHarness(server("token-a"))
+    const other = await startHarness(server("token-b"))
+    const replica = await startHarness(server("token-a"))
+    try {
+      h.fake.script({
+        content: null,
+        toolCalls: [{ id: "r_1", name: "restart", arguments: { service: "web" } }],
+      })
+      const agent = agentFor(h, "restart web", { authorization: "Bearer token-a" })
+      await run(agent)
+      const body = {
+        threadId: agent.threadId,
+        runId: "r2",
+        messages: agent.messages,
+        resume: [{ interruptId: "r_1", status: "resolved", payload: { approved: true } }],
+      }
+      const post = (harness: Harness, token: string) =>
+        fetch(`${harness.url}/api/agui`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        })
+      expect((await post(other, "token-b")).status).toBe(400)
+      expect(restarted(other)).toEqual([])
+      // A replica with the same token and secret accepts it: the scope is the token, not the process.
+      replica.fake.script({ content: "Done." })
+      const ok = await post(replica, "token-a")
+      expect(ok.status).toBe(200)
+      await ok.text()
+      expect(restarted(replica)).toEqual(["web"])
+    } finally {
+      await other.stop()
+      await replica.stop()
+    }
+  })
 })
