@@ -100,7 +100,12 @@ export function joinDecisions(
     )
   }
   return [
-    ...decisions,
+    // Rebuilt field by field: only a frontend result may stand in for running a call.
+    ...decisions.map((d) => ({
+      tool_call_id: d.tool_call_id,
+      approved: d.approved,
+      ...(d.feedback ? { feedback: d.feedback } : {}),
+    })),
     ...results.map((r) => ({ tool_call_id: r.tool_call_id, approved: true, result: resultText(r.result) })),
   ]
 }

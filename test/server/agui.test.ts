@@ -57,7 +57,8 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     const deltas = r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => field(e, "delta"))
     expect(deltas.length).toBeGreaterThan(1)
     expect(deltas.join("")).toBe("All pods are healthy.")
-    expect(types(r)).toContain("CUSTOM")
+    const tokens = r.events.find((e) => e.type === "CUSTOM" && field(e, "name") === "dupin.token_count")
+    expect(field(field(tokens, "value") as BaseEvent, "costs")).toMatchObject({ num_llm_calls: 1 })
     const last = agent.messages.at(-1) as Message
     expect(last.role).toBe("assistant")
     expect(last.content).toBe("All pods are healthy.")
@@ -281,5 +282,44 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
       await other.stop()
       await replica.stop()
     }
+  })
+
+  test("a provider failure after the stream opened ends the run with RUN_ERROR", async () => {
+    h = await startHarness()
+    h.fake.script(
+      { toolCalls: [{ id: "c1", name: "note", arguments: { text: "a" } }] },
+      ...Array.from({ length: 6 }, () => ({ status: 503, headers: { "retry-after-ms": "1" } })),
+    )
+    const r = await run(agentFor(h, "anything"))
+    expect(types(r)[0]).toBe("RUN_STARTED")
+    expect(types(r).at(-1)).toBe("RUN_ERROR")
+    expect(types(r)).toContain("TOOL_CALL_RESULT")
+    expect(types(r)).not.toContain("RUN_FINISHED")
+    expect(field(r.events.at(-1), "code")).toBe("1")
+  })
+
+  test("a mixed pause: the approval is an interrupt, the frontend call waits; one resume answers both", async () => {
+    h = await startHarness()
+    const tools = [{ name: "show_pods", description: "Let the user pick a pod" }]
+    h.fake.script({
+      content: null,
+      toolCalls: [
+        { id: "ui_1", name: "show_pods", arguments: {} },
+        { id: "r_1", name: "restart", arguments: { service: "web" } },
+      ],
+    })
+    const agent = agentFor(h, "restart the pod I pick")
+    const paused = await run(agent, { tools })
+    expect(finished(paused)?.outcome?.interrupts?.map((i) => i.id)).toEqual(["r_1"])
+    agent.addMessage({ id: "t_1", role: "tool", toolCallId: "ui_1", content: "web" })
+    h.fake.script({ content: "Restarted the pod you picked." })
+    const resumed = await run(agent, {
+      tools,
+      resume: [{ interruptId: "r_1", status: "resolved", payload: { approved: true } }],
+    })
+    expect(resumed.error).toBeUndefined()
+    expect(restarted(h)).toEqual(["web"])
+    const sent = providerMessages(h.fake, 1).filter((m) => m.role === "tool")
+    expect(sent.map((m) => m.tool_call_id)).toEqual(["ui_1", "r_1"])
   })
 })
