@@ -31,6 +31,8 @@ export class AguiTranslator {
   readonly #toolMessageIds = new Map<string, string>()
   #text: string | undefined
   #stepText = false
+  /** Whether the latest model call's text went out as deltas (a provider may not stream). */
+  #lastStepText = false
   #compacted = false
 
   constructor(run: RunContext) {
@@ -59,11 +61,12 @@ export class AguiTranslator {
         // After each provider response: the step's text is complete.
         const closed = this.#closeText()
         if (!this.#stepText) this.#stepIds.push(randomUUID())
+        this.#lastStepText = this.#stepText
         this.#stepText = false
         return [...closed, custom("dupin.token_count", e.data.metadata)]
       }
       case "ai_message":
-        return []
+        return this.#wholeText(e.data.content)
       case "start_tool_calling":
         return this.#toolCall(e.data.id, e.data.tool_name)
       case "tool_calling_result": {
@@ -90,6 +93,7 @@ export class AguiTranslator {
         return [custom("dupin.compacted", { ...e.data, messages: undefined })]
       case "ai_answer_end":
         return [
+          ...this.#wholeText(e.data.analysis),
           this.#snapshot(e.data.conversation_history),
           this.#finished({ type: "success" }, e.data.analysis),
         ]
@@ -125,6 +129,18 @@ export class AguiTranslator {
     }
     out.push({ type: "TEXT_MESSAGE_CONTENT", messageId: this.#text, delta: content })
     return out
+  }
+
+  /** A model call's text that arrived whole rather than as deltas, as one text message. */
+  #wholeText(content: string | null): AguiEvent[] {
+    const messageId = this.#stepIds.at(-1)
+    if (this.#lastStepText || !content || !messageId) return []
+    this.#lastStepText = true
+    return [
+      { type: "TEXT_MESSAGE_START", messageId, role: "assistant" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId, delta: content },
+      { type: "TEXT_MESSAGE_END", messageId },
+    ]
   }
 
   #closeText(): AguiEvent[] {
