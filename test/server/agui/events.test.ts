@@ -80,7 +80,8 @@ describe("AguiTranslator", () => {
         }),
       ),
     ].filter((e) => e.type === "MESSAGES_SNAPSHOT")
-    const ids = (snapshot?.messages as { id: string }[]).map((m) => m.id)
+    const ids = ((snapshot?.messages ?? []) as { id: string }[]).map((m) => m.id)
+    expect(ids.length).toBe(2)
     expect(ids).not.toContain("u1")
   })
 })
