@@ -71,6 +71,7 @@ export function joinDecisions(
   results: readonly FrontendToolResultInput[],
   pending: readonly ToolCall[],
   dupinTools: Readonly<Record<string, unknown>>,
+  names: { results: string; decisions: string } = CHAT_FIELDS,
 ): ToolDecision[] {
   const byId = new Map(pending.map((c) => [c.id, c]))
   const neverAsked = results.filter((r) => {
@@ -79,14 +80,14 @@ export function joinDecisions(
   })
   if (neverAsked.length > 0) {
     throw new RequestError(
-      `frontend_tool_results answers ${echoList(neverAsked.map((r) => r.tool_call_id))}, which is not a frontend tool call waiting for its result.`,
+      `${names.results} answers ${echoList(neverAsked.map((r) => r.tool_call_id))}, which is not a frontend tool call waiting for its result.`,
     )
   }
   for (const r of results) {
     const call = byId.get(r.tool_call_id)
     if (r.tool_name && call && r.tool_name !== call.function.name) {
       throw new RequestError(
-        `frontend_tool_results names ${echo(r.tool_name)} for ${echo(r.tool_call_id)}, which called ${echo(call.function.name)}.`,
+        `${names.results} names ${echo(r.tool_name)} for ${echo(r.tool_call_id)}, which called ${echo(call.function.name)}.`,
       )
     }
   }
@@ -96,7 +97,7 @@ export function joinDecisions(
   })
   if (misdirected.length > 0) {
     throw new RequestError(
-      `tool_decisions names ${echoList(misdirected.map((d) => d.tool_call_id))}, a frontend tool call: send its output in frontend_tool_results.`,
+      `${names.decisions} names ${echoList(misdirected.map((d) => d.tool_call_id))}, a frontend tool call: send its output in ${names.results}.`,
     )
   }
   return [
@@ -109,6 +110,8 @@ export function joinDecisions(
     ...results.map((r) => ({ tool_call_id: r.tool_call_id, approved: true, result: resultText(r.result) })),
   ]
 }
+
+const CHAT_FIELDS = { results: "frontend_tool_results", decisions: "tool_decisions" }
 
 function resultText(result: unknown): string {
   return typeof result === "string" ? result : JSON.stringify(result ?? null)

@@ -322,4 +322,27 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     const sent = providerMessages(h.fake, 1).filter((m) => m.role === "tool")
     expect(sent.map((m) => m.tool_call_id)).toEqual(["ui_1", "r_1"])
   })
+
+  test("a second question on the same thread: the model sees the whole conversation", async () => {
+    h = await startHarness()
+    h.fake.script({ content: "Three pods." }, { content: "All running." })
+    const agent = agentFor(h, "how many pods?")
+    await run(agent)
+    agent.addMessage({ id: "u2", role: "user", content: "are they running?" })
+    const second = await run(agent)
+    expect(second.error).toBeUndefined()
+    const sent = providerMessages(h.fake, 1).map((m) => [m.role, m.content])
+    expect(sent.slice(1)).toEqual([
+      ["user", "how many pods?"],
+      ["assistant", "Three pods."],
+      ["user", "are they running?"],
+    ])
+    expect(agent.messages.map((m) => m.id).slice(0, 1)).toEqual(["u1"])
+    expect(agent.messages.map((m) => m.content)).toEqual([
+      "how many pods?",
+      "Three pods.",
+      "are they running?",
+      "All running.",
+    ])
+  })
 })

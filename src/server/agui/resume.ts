@@ -53,7 +53,10 @@ export function resumeDecisions(
   }
   const approvals = entries.map(decisionOf)
   const results = [...converted.frontendResults].map(([id, r]) => ({ tool_call_id: id, result: r.content }))
-  const decisions = joinDecisions(approvals, results, pending, dupinTools)
+  const decisions = joinDecisions(approvals, results, pending, dupinTools, {
+    results: "the tool messages",
+    decisions: "resume",
+  })
   checkDecisions(pending, decisions)
   const turnEnd = history.findLastIndex((m) => m.role === "assistant")
   const conversation = aguiConversation(binding.scope, binding.threadId, history.slice(0, turnEnd + 1))

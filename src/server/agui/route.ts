@@ -3,7 +3,7 @@ import { resolveSections } from "../../agent/prompt/sections.ts"
 import type { RunOptions } from "../../agent/tool-calling-llm.ts"
 import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
 import { RequestError } from "../../errors.ts"
-import type { ChatMessage } from "../../llm/types.ts"
+import type { ChatMessage, ToolCall } from "../../llm/types.ts"
 import { frontendToolSchemas } from "../frontend-tools.ts"
 import { validateHistory } from "../history.ts"
 import type { ChatDeps } from "../routes/chat.ts"
@@ -72,7 +72,7 @@ export async function handleAgui(
 
   const sign = (turn: readonly ChatMessage[]) => {
     const conversation = aguiConversation(binding.scope, binding.threadId, turn)
-    return (call: Parameters<typeof signer.sign>[0]) => signer.sign(call, conversation)
+    return (call: ToolCall) => signer.sign(call, conversation)
   }
   const translator = new AguiTranslator({
     threadId: input.threadId,
