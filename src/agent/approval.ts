@@ -1,7 +1,7 @@
-import type { ChatMessage, ToolCall } from "../llm/types.ts"
+import type { ChatMessage, ToolCall, ToolSchema } from "../llm/types.ts"
 import type { PendingApproval } from "./events.ts"
 
-export type ApprovalDecision = { approved: boolean; feedback?: string | undefined }
+export type ApprovalDecision = { approved: boolean; feedback?: string | undefined; result?: string }
 
 /** Library approval hook: decide one pending call. */
 export type ApprovalCallback = (
@@ -22,9 +22,22 @@ export type ApprovalMode =
        * Signs the calls of one paused turn. `turn` is the history up to and including the
        * assistant message that asked for them (the server binds signatures to it).
        */
-      sign: (turn: readonly ChatMessage[]) => (call: ToolCall) => string
+      sign: TurnSigner
     }
   | { kind: "off" }
+
+/**
+ * Signs the calls of one paused turn. `turn` is the history up to and including the assistant
+ * message that asked for them (the server binds signatures to it).
+ */
+export type TurnSigner = (turn: readonly ChatMessage[]) => (call: ToolCall) => string
+
+/**
+ * Tools the client executes (AG-UI tools, HolmesGPT `frontend_tools`): offered to the model next to
+ * dupin's own; a call to one pauses the run like a call waiting for approval, signed the same way,
+ * and the client's result comes back as a decision carrying `result`.
+ */
+export type FrontendTools = { tools: readonly ToolSchema[]; sign: TurnSigner }
 
 export const DENIED_TEXT = "Tool execution was denied by the user."
 

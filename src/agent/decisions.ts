@@ -4,7 +4,13 @@ import type { ApprovalDecision } from "./approval.ts"
 import { echo, echoList } from "./echo.ts"
 
 /** One caller decision on a call left pending by an `approval_required` (spec `tool_decisions`). */
-export type ToolDecision = { tool_call_id: string; approved: boolean; feedback?: string | null | undefined }
+export type ToolDecision = {
+  tool_call_id: string
+  approved: boolean
+  feedback?: string | null | undefined
+  /** A frontend tool call's output, from the client that executed it: nothing runs here. */
+  result?: string | undefined
+}
 
 /**
  * The one check of decisions against the calls waiting for them, for every face: each pending
@@ -24,7 +30,11 @@ export function checkDecisions(
   for (const d of decisions) {
     if (byId.has(d.tool_call_id))
       throw new RequestError(`tool_decisions names ${echo(d.tool_call_id)} twice.`)
-    byId.set(d.tool_call_id, { approved: d.approved, ...(d.feedback ? { feedback: d.feedback } : {}) })
+    byId.set(d.tool_call_id, {
+      approved: d.approved,
+      ...(d.feedback ? { feedback: d.feedback } : {}),
+      ...(d.result !== undefined ? { result: d.result } : {}),
+    })
   }
   const pendingIds = new Set(pending.map((c) => c.id))
   const stray = [...byId.keys()].filter((id) => !pendingIds.has(id))

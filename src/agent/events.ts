@@ -37,6 +37,13 @@ export type PendingApproval = {
   params: Record<string, unknown>
 }
 
+/** A call to a client-executed tool the run paused for (HolmesGPT `pending_frontend_tool_calls`). */
+export type PendingFrontendToolCall = {
+  tool_call_id: string
+  tool_name: string
+  arguments: Record<string, unknown>
+}
+
 export type FollowUpAction = {
   id: string
   action_label: string
@@ -85,6 +92,8 @@ export type EngineEvent =
         follow_up_actions: FollowUpAction[] | null
         requires_approval: true
         pending_approvals: PendingApproval[]
+        /** Present when the run offered frontend tools: the calls the client must execute. */
+        pending_frontend_tool_calls?: PendingFrontendToolCall[]
         metadata: Metadata
       }
     }

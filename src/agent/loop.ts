@@ -13,7 +13,7 @@ import type {
 } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
 import { Accounting } from "./accounting.ts"
-import type { ApprovalMode } from "./approval.ts"
+import type { ApprovalMode, FrontendTools } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
 import { DeferredTools, toolDefinitionsBudget } from "./deferred-tools.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
@@ -36,6 +36,8 @@ export type AgentOptions = {
   validateAnswer?: (answer: string) => string | undefined
   followUpActions?: FollowUpAction[] | null
   context?: ContextSettings
+  /** Tools the client executes; a call to one pauses the run like a call waiting for approval. */
+  frontendTools?: FrontendTools
   /** Decisions for the calls left pending in `messages` by an earlier `approval_required`. */
   decisions?: readonly ToolDecision[]
   /** A message appended after the decided tool results (a follow-up's new question). */
@@ -108,6 +110,9 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     signal,
     seen: new Set(),
     ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
+    ...(options.frontendTools
+      ? { frontendNames: new Set(options.frontendTools.tools.map((t) => t.function.name)) }
+      : {}),
     toMessage,
     ...stepBounds(executor),
   }
@@ -122,7 +127,8 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     // read_tool_output joins the tools once an output was truncated; then the history must fit.
     const paging = window.pagingNeeded()
     if (paging) await step.executor.add(paging)
-    const tools = await deferral.tools(step.executor, history)
+    const offered = await deferral.tools(step.executor, history)
+    const tools = options.frontendTools ? [...offered, ...options.frontendTools.tools] : offered
     // Once per run (a stable prompt mid-run): toolsets held back whole wait with their instructions.
     if (n === 1) {
       const held = deferral.heldBackToolsets(step.executor)
@@ -199,10 +205,12 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     }
     const outcome = yield* runToolCalls(calls, step)
     history.push(...outcome.messages)
-    if (outcome.pending.length > 0 && approval.kind === "pause") {
+    const waiting = [...outcome.pending, ...outcome.frontend]
+    const signTurn = approval.kind === "pause" ? approval.sign : options.frontendTools?.sign
+    if (waiting.length > 0 && signTurn) {
       // Signed over the history through this assistant message, before the markers are added.
-      const sign = approval.sign(history.slice(0, history.indexOf(assistant) + 1))
-      assistant.tool_calls = calls.map((call) => markPending(call, outcome.pending, sign))
+      const sign = signTurn(history.slice(0, history.indexOf(assistant) + 1))
+      assistant.tool_calls = calls.map((call) => markPending(call, waiting, sign))
       yield {
         event: "approval_required",
         data: {
@@ -211,6 +219,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
           follow_up_actions: options.followUpActions ?? null,
           requires_approval: true,
           pending_approvals: outcome.pending,
+          ...(options.frontendTools ? { pending_frontend_tool_calls: outcome.frontend } : {}),
           metadata: acct.metadata(history, tools),
         },
       }

@@ -1,9 +1,16 @@
 import type { AssistantMessage, ChatMessage, ToolMessage } from "../llm/types.ts"
-import { StructuredToolResult } from "../tool/result.ts"
+import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { deniedText } from "./approval.ts"
 import { checkDecisions, type ToolDecision } from "./decisions.ts"
 import type { EngineEvent } from "./events.ts"
-import { boundedRunner, callKey, type FinishedCall, resultEvent, type StepContext } from "./tool-step.ts"
+import {
+  boundedRunner,
+  callKey,
+  type FinishedCall,
+  parseArguments,
+  resultEvent,
+  type StepContext,
+} from "./tool-step.ts"
 
 /** The assistant message whose calls wait for decisions, and its index in the history. */
 export function findPendingTurn(
@@ -39,6 +46,15 @@ export async function* applyDecisions(
     const prepared = step.executor.prepare(call)
     const description = step.executor.describe(prepared)
     const decision = byId.get(call.id)!
+    if (decision.result !== undefined) {
+      // A frontend tool: the client ran it and this is its output, as the model will read it.
+      const params = parseArguments(call.function.arguments)
+      return {
+        prepared: { ...prepared, params },
+        description,
+        result: new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: decision.result, params }),
+      }
+    }
     if (!decision.approved) {
       return {
         prepared,

@@ -2,7 +2,7 @@ import { DEFAULT_MAX_STEPS } from "../config/settings.ts"
 import type { ContextSettings } from "../context/limits.ts"
 import type { ChatMessage, ChatModel, ResponseFormat, ToolCall } from "../llm/types.ts"
 import type { ToolExecutor } from "../tool/executor.ts"
-import type { ApprovalCallback, ApprovalMode } from "./approval.ts"
+import type { ApprovalCallback, ApprovalMode, FrontendTools } from "./approval.ts"
 import { collectRun, type RunOutcome } from "./collect.ts"
 import type { ToolDecision } from "./decisions.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
@@ -18,6 +18,8 @@ export type RunOptions = {
   approvalCallback?: ApprovalCallback
   /** Calls that need approval: ask a callback, pause the run (signed), or refuse (default). */
   approval?: ApprovalMode
+  /** Tools the client executes: a call to one pauses the run (signed), its result comes back as a decision. */
+  frontendTools?: FrontendTools
   /** Decisions for the calls an earlier run left pending in `messages` (checked before they run). */
   decisions?: readonly ToolDecision[]
   /** A message appended after the decided tool results (a follow-up's new question). */

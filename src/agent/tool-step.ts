@@ -5,7 +5,7 @@ import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
 import { engineLimits } from "../tool/tool.ts"
 import { type ApprovalMode, approvalOffText, deniedText, normalizeDecision } from "./approval.ts"
-import type { EngineEvent, PendingApproval } from "./events.ts"
+import type { EngineEvent, PendingApproval, PendingFrontendToolCall } from "./events.ts"
 import { limiter } from "./limiter.ts"
 import { echoResult, OutputBudget } from "./output-budget.ts"
 
@@ -22,6 +22,8 @@ export type StepContext = {
   toMessage: (finished: FinishedCall) => ToolMessage
   /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
   output: OutputBudget
+  /** Names of the tools the client executes (frontend tools): their calls wait, nothing runs here. */
+  frontendNames?: ReadonlySet<string>
   /** The run's hook on each call the model asks for (AgentOptions.onToolCall). */
   onToolCall?: (call: ToolCall) => void
   /** The request's share of tool-process slots and memory. */
@@ -59,6 +61,8 @@ export type StepOutcome = {
   messages: ToolMessage[]
   finished: FinishedCall[]
   pending: PendingApproval[]
+  /** Calls to frontend tools, left for the client to execute. */
+  frontend: PendingFrontendToolCall[]
 }
 
 /** Identity of a call within a request: same tool, same arguments (key order ignored). */
@@ -91,10 +95,16 @@ export async function* runToolCalls(
 
   const finishedById = new Map<string, FinishedCall>()
   const pending: PendingApproval[] = []
+  const frontend: PendingFrontendToolCall[] = []
   const running = new Map<string, Promise<{ id: string; outcome: FinishedCall | { error: unknown } }>>()
   const run = boundedRunner(ctx)
 
   for (const p of prepared) {
+    // A dupin tool of the same name wins; faces refuse such frontend tools before the run.
+    if (!p.tool && ctx.frontendNames?.has(p.call.function.name)) {
+      frontend.push(frontendCall(p.call))
+      continue
+    }
     const description = ctx.executor.describe(p)
     if (p.approvalReason && !p.error && ctx.approval.kind === "pause") {
       pending.push({
@@ -140,7 +150,27 @@ export async function* runToolCalls(
       },
     }
   }
-  return { messages, finished, pending }
+  return { messages, finished, pending, frontend }
+}
+
+function frontendCall(call: ToolCall): PendingFrontendToolCall {
+  return {
+    tool_call_id: call.id,
+    tool_name: call.function.name,
+    arguments: parseArguments(call.function.arguments),
+  }
+}
+
+/** A frontend call's arguments as an object, for the client; `{}` when the model wrote no object. */
+export function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text.trim() === "" ? "{}" : text)
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
+  } catch {
+    return {}
+  }
 }
 
 function refuseRepeats(p: PreparedCall, seen: Set<string>): PreparedCall {

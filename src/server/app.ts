@@ -4,6 +4,8 @@ import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime, type Runtime } from "../runtime/runtime.ts"
+import { parseRunAgentInput } from "./agui/input.ts"
+import { handleAgui } from "./agui/route.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
@@ -50,6 +52,7 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/chat", ["POST"]],
   ["/api/alerts/alertmanager", ["POST"]],
   ["/api/investigations", ["GET"]],
+  ["/api/agui", ["POST"]],
 ])
 
 /**
@@ -173,6 +176,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
       .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
       .use(consoleRoutes(consoleOn))
       .use(options.alerts ? alertRoutes(options.alerts) : new Elysia())
+      // AG-UI 1.0 (CONTRACT §11): same auth, same engine, AG-UI's events.
+      .post("/api/agui", ({ body, request }) =>
+        handleAgui(parseRunAgentInput(body), request, { ...chatDeps, authToken: config.server.authToken }),
+      )
   )
 }
 

@@ -53,6 +53,22 @@ const ToolDecision = t.Object({
   feedback: nullable(t.String()),
 })
 
+/** HolmesGPT's frontend tools: OpenAI function definitions the client executes (CONTRACT §11). */
+const FrontendTool = t.Object({
+  type: opt(t.Literal("function")),
+  function: t.Object({
+    name: t.String({ minLength: 1 }),
+    description: opt(t.String()),
+    parameters: opt(t.Record(t.String(), t.Unknown())),
+  }),
+})
+
+const FrontendToolResult = t.Object({
+  tool_call_id: t.String({ minLength: 1 }),
+  tool_name: nullable(t.String()),
+  result: t.Unknown(),
+})
+
 export const ChatRequest = t.Object({
   ask: opt(t.String()),
   conversation_history: opt(t.Array(HistoryMessage)),
@@ -75,6 +91,8 @@ export const ChatRequest = t.Object({
   additional_system_prompt: opt(t.String()),
   behavior_controls: opt(t.Record(t.String(), t.Boolean())),
   tool_decisions: opt(t.Array(ToolDecision)),
+  frontend_tools: opt(t.Array(FrontendTool)),
+  frontend_tool_results: opt(t.Array(FrontendToolResult)),
 })
 
 export type ChatRequestBody = Static<typeof ChatRequest>

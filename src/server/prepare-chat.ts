@@ -1,4 +1,4 @@
-import type { ApprovalMode } from "../agent/approval.ts"
+import type { ApprovalMode, FrontendTools, TurnSigner } from "../agent/approval.ts"
 import { checkDecisions, type ToolDecision } from "../agent/decisions.ts"
 import { echo, echoList } from "../agent/echo.ts"
 import { buildInitialAskMessages, buildUserMessage } from "../agent/prompt/messages.ts"
@@ -17,6 +17,7 @@ import type { Runtime } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
+import { frontendToolSchemas, joinDecisions } from "./frontend-tools.ts"
 import { validateHistory } from "./history.ts"
 import { toImageParts } from "./images.ts"
 import { requestedModelProblem, withoutConfigPath } from "./model-availability.ts"
@@ -44,7 +45,10 @@ export async function prepareChat(
   runtime: Runtime,
   signer: ApprovalSigner,
 ): Promise<ChatPlan> {
-  const decisions = body.tool_decisions?.length ? body.tool_decisions : undefined
+  requireStreamForFrontendTools(body)
+  const frontendResults = body.frontend_tool_results ?? []
+  const decisions =
+    body.tool_decisions?.length || frontendResults.length ? (body.tool_decisions ?? []) : undefined
   const ask = body.ask ?? ""
   if (!decisions && ask.trim() === "") {
     throw new RequestError(
@@ -76,7 +80,9 @@ export async function prepareChat(
     firstTurn = !history.hasAssistant
     messages = history.messages
     if (decisions) {
-      checked = verifyDecisions(decisions, history, signer)
+      await executor.ensureReady()
+      const joined = joinDecisions(decisions, frontendResults, history.pending, executor.toolsByName)
+      checked = verifyDecisions(joined, history, signer)
       // An empty ask resumes from the history; a question (or images) becomes a new user message.
       if (ask.trim() !== "" || images.length > 0) followUp = userMessage()
     } else {
@@ -102,15 +108,19 @@ export async function prepareChat(
     })
   }
 
-  const approval: ApprovalMode = body.enable_tool_approval
-    ? {
-        kind: "pause",
-        sign: (turn) => {
-          const conversation = conversationId(turn)
-          return (call) => signer.sign(call, conversation)
-        },
-      }
-    : { kind: "off" }
+  const sign: TurnSigner = (turn) => {
+    const conversation = conversationId(turn)
+    return (call) => signer.sign(call, conversation)
+  }
+  const approval: ApprovalMode = body.enable_tool_approval ? { kind: "pause", sign } : { kind: "off" }
+  let frontendTools: FrontendTools | undefined
+  if (body.frontend_tools?.length) {
+    await executor.ensureReady()
+    frontendTools = {
+      tools: frontendToolSchemas(body.frontend_tools, executor.toolsByName, "frontend_tools"),
+      sign,
+    }
+  }
   return {
     stream: body.stream ?? false,
     streamText: body.stream_text ?? false,
@@ -121,9 +131,25 @@ export async function prepareChat(
       followUpActions: firstTurn ? [...config.followUpActions] : [],
       ...(structured ?? {}),
       ...(checked ? { decisions: checked } : {}),
+      ...(frontendTools ? { frontendTools } : {}),
       ...(followUp ? { followUp } : {}),
     },
   }
+}
+
+/** Frontend tools pause a run mid-stream (CONTRACT §11): a JSON response has no way to carry that. */
+function requireStreamForFrontendTools(body: ChatRequestBody): void {
+  if (body.stream === true) return
+  const field = body.frontend_tools?.length
+    ? "frontend_tools"
+    : body.frontend_tool_results?.length
+      ? "frontend_tool_results"
+      : undefined
+  if (!field) return
+  throw new RequestError(`${field} needs stream: true.`, {
+    kind: "schema",
+    errors: [{ path: "/stream", message: `Expected true when ${field} is sent` }],
+  })
 }
 
 function behaviorControls(

@@ -35,6 +35,18 @@ export const SSE_HEADERS = {
  * After the stream opens, a failure becomes the spec's `error` event and the stream ends.
  */
 export function sseResponse(events: AsyncIterable<StreamMessage>, options: SseOptions): Response {
+  return sseStream(events, options, frame)
+}
+
+/**
+ * The same stream for another wire (AG-UI): `encode` frames each item. Such a face turns run
+ * failures into its own last item, so the error path here is only a last resort.
+ */
+export function sseStream<T>(
+  events: AsyncIterable<T>,
+  options: SseOptions,
+  encode: (item: T) => string,
+): Response {
   const { abort } = options
   const interval = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS
   const encoder = new TextEncoder()
@@ -70,7 +82,7 @@ export function sseResponse(events: AsyncIterable<StreamMessage>, options: SseOp
         // The first ping is due one interval after the headers, like every later one.
         timer = setTimeout(() => write(": ping\n\n"), interval)
         try {
-          for await (const message of events) write(frame(message))
+          for await (const message of events) write(encode(message))
           finish("completed")
         } catch (error) {
           const reason: unknown = abort.signal.aborted ? abort.signal.reason : undefined

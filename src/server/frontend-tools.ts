@@ -1,0 +1,118 @@
+import type { ToolDecision } from "../agent/decisions.ts"
+import { echo, echoList } from "../agent/echo.ts"
+import { RequestError } from "../errors.ts"
+import type { ToolCall, ToolSchema } from "../llm/types.ts"
+
+/** HolmesGPT's `frontend_tools` item: an OpenAI function definition the client executes. */
+export type FrontendToolInput = {
+  type?: "function" | undefined
+  function: {
+    name: string
+    description?: string | undefined
+    parameters?: Record<string, unknown> | undefined
+  }
+}
+
+/** HolmesGPT's `frontend_tool_results` item: what the client's tool returned. */
+export type FrontendToolResultInput = {
+  tool_call_id: string
+  tool_name?: string | null | undefined
+  result: unknown
+}
+
+/**
+ * The frontend tools as the model sees them. A name that is also one of dupin's tools is refused:
+ * a call to it would be ambiguous, and a client must not be able to answer for a tool dupin runs.
+ */
+export function frontendToolSchemas(
+  tools: readonly FrontendToolInput[],
+  dupinTools: Readonly<Record<string, unknown>>,
+  field: string,
+): ToolSchema[] {
+  const seen = new Set<string>()
+  return tools.map((tool, i) => {
+    const { name } = tool.function
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+      throw new RequestError(
+        `${field}[${i}] has the name ${echo(name)}; tool names are 1-64 letters, digits, _ or -.`,
+      )
+    }
+    if (seen.has(name)) throw new RequestError(`${field} names ${echo(name)} twice.`)
+    if (Object.hasOwn(dupinTools, name)) {
+      throw new RequestError(
+        `${field}[${i}] is named ${echo(name)}, which is one of dupin's own tools; rename it.`,
+      )
+    }
+    seen.add(name)
+    return {
+      type: "function",
+      function: {
+        name,
+        description: tool.function.description ?? "",
+        parameters: tool.function.parameters ?? { type: "object", properties: {} },
+      },
+    }
+  })
+}
+
+/** Whether a paused call is one the client executes: dupin has no tool of its name. */
+export function isFrontendCall(call: ToolCall, dupinTools: Readonly<Record<string, unknown>>): boolean {
+  return !Object.hasOwn(dupinTools, call.function.name)
+}
+
+/**
+ * Joins approval decisions and frontend results into the engine's decisions, after checking each
+ * answers the right kind of paused call: a result is only accepted for a frontend call the run
+ * asked for (signatures are verified afterwards, with every other decision), an approval only for
+ * a call dupin would run.
+ */
+export function joinDecisions(
+  decisions: readonly ToolDecision[],
+  results: readonly FrontendToolResultInput[],
+  pending: readonly ToolCall[],
+  dupinTools: Readonly<Record<string, unknown>>,
+  names: { results: string; decisions: string } = CHAT_FIELDS,
+): ToolDecision[] {
+  const byId = new Map(pending.map((c) => [c.id, c]))
+  const neverAsked = results.filter((r) => {
+    const call = byId.get(r.tool_call_id)
+    return !call || !isFrontendCall(call, dupinTools)
+  })
+  if (neverAsked.length > 0) {
+    throw new RequestError(
+      `${names.results} answers ${echoList(neverAsked.map((r) => r.tool_call_id))}, which is not a frontend tool call waiting for its result.`,
+    )
+  }
+  for (const r of results) {
+    const call = byId.get(r.tool_call_id)
+    if (r.tool_name && call && r.tool_name !== call.function.name) {
+      throw new RequestError(
+        `${names.results} names ${echo(r.tool_name)} for ${echo(r.tool_call_id)}, which called ${echo(call.function.name)}.`,
+      )
+    }
+  }
+  const misdirected = decisions.filter((d) => {
+    const call = byId.get(d.tool_call_id)
+    return call !== undefined && isFrontendCall(call, dupinTools)
+  })
+  if (misdirected.length > 0) {
+    throw new RequestError(
+      `${names.decisions} names ${echoList(misdirected.map((d) => d.tool_call_id))}, a frontend tool call: send its output in ${names.results}.`,
+    )
+  }
+  return [
+    // Rebuilt field by field: only a frontend result may stand in for running a call.
+    ...decisions.map((d) => ({
+      tool_call_id: d.tool_call_id,
+      approved: d.approved,
+      ...(d.feedback ? { feedback: d.feedback } : {}),
+    })),
+    ...results.map((r) => ({ tool_call_id: r.tool_call_id, approved: true, result: resultText(r.result) })),
+  ]
+}
+
+const CHAT_FIELDS = { results: "frontend_tool_results", decisions: "tool_decisions" }
+
+function resultText(result: unknown): string {
+  return typeof result === "string" ? result : JSON.stringify(result ?? null)
+}
