@@ -33,7 +33,7 @@ export type AgentOptions = {
   signal?: AbortSignal
   responseFormat?: ResponseFormat
   /** Checks a final answer (structured output); returns why it is invalid, or undefined. */
-  validateAnswer?: (answer: string) => string | undefined
+  validateAnswer?: (answer: string, signal: AbortSignal) => string | undefined | Promise<string | undefined>
   followUpActions?: FollowUpAction[] | null
   context?: ContextSettings
   /** Decisions for the calls left pending in `messages` by an earlier `approval_required`. */
@@ -61,6 +61,9 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
 
   await executor.ensureReady(signal)
   const counter = await TokenCounter.forModel(model.info.id)
+  // A history from outside can be megabytes: counted here a slice at a time, so the loop's
+  // synchronous tallies find it cached (a window's worth exactly, the rest estimated).
+  await counter.prime(options.messages, model.info.contextWindow * 8, signal)
   // Past the tool definitions budget, tools are held back and offered through search_tools.
   const deferral = new DeferredTools(
     counter,
@@ -164,7 +167,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
 
     if (calls.length === 0) {
       const text = answer ?? ""
-      const invalid = options.validateAnswer?.(text)
+      const invalid = await options.validateAnswer?.(text, signal)
       if (invalid !== undefined) {
         if (correctedFormat || last) {
           throw new ModelError(

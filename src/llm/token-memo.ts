@@ -6,6 +6,7 @@
  * and skips the merge for every piece seen before (tool output repeats indentation, keys, words).
  */
 import type { Tiktoken } from "js-tiktoken/lite"
+import type { Slicer } from "../offloop/yield.ts"
 
 /** Longer pieces are encoded each time: rare, and they would bloat the memo. */
 const MAX_MEMO_PIECE = 64
@@ -47,6 +48,21 @@ export class PieceCounter {
     pattern.lastIndex = 0
     let total = 0
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) total += this.countPiece(match[0])
+    return total
+  }
+
+  /**
+   * `count`, a slice at a time: the event loop gets a turn between pieces once the slice is used.
+   * Its own regex instance, since other counts run while this one waits.
+   */
+  async countSliced(text: string, slicer: Slicer): Promise<number> {
+    const pattern = new RegExp(this.#pattern.source, "gu")
+    let total = 0
+    let n = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      total += this.countPiece(match[0])
+      if (++n % 64 === 0) await slicer.tick()
+    }
     return total
   }
 

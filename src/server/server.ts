@@ -9,6 +9,7 @@ import { type App, createApp } from "./app.ts"
 import { type HeaderGuard, listenWithHeaderGuard } from "./header-guard.ts"
 import { ActiveRuns } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
+import { warmUpLater } from "./warm-up.ts"
 
 export type StartOptions = {
   host?: string
@@ -72,6 +73,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const listener = headerTimeoutMs > 0 ? guarded(app, host, port, headerTimeoutMs) : direct(app, host, port)
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
+  warmUpLater(config)
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   let stopping: Promise<void> | undefined

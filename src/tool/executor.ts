@@ -1,6 +1,6 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
-import { redact } from "../redact.ts"
+import { redactOffLoop } from "../offloop/redact.ts"
 import { duplicateKey } from "./duplicate-keys.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
@@ -246,7 +246,7 @@ export class ToolExecutor {
       approved,
     }
     if (signal.aborted) throw new AbortError()
-    return scrub(await prepared.tool.run(prepared.params, context))
+    return await scrub(await prepared.tool.run(prepared.params, context), signal)
   }
 
   /**
@@ -264,11 +264,12 @@ export class ToolExecutor {
 
 /**
  * Redacts secrets from a result once, here, so neither the model nor an API client (events, tool
- * call lists) ever receives them, whatever the tool.
+ * call lists) ever receives them, whatever the tool. Large outputs are redacted off the event loop.
  */
-function scrub(result: StructuredToolResult): StructuredToolResult {
-  if (result.data !== null && result.data !== undefined) result.data = redact(result.dataText())
-  if (result.error) result.error = redact(result.error)
+async function scrub(result: StructuredToolResult, signal: AbortSignal): Promise<StructuredToolResult> {
+  if (result.data !== null && result.data !== undefined)
+    result.data = await redactOffLoop(result.dataText(), signal)
+  if (result.error) result.error = await redactOffLoop(result.error, signal)
   return result
 }
 

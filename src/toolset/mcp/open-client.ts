@@ -15,6 +15,7 @@ import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import { VERSION } from "../../version.ts"
 import { limitResponse } from "./http-limit.ts"
+import { acceptingValidator } from "./output-validator.ts"
 import type { McpServerSpec } from "./schema.ts"
 import { BunStdioTransport } from "./stdio-transport.ts"
 
@@ -76,6 +77,8 @@ async function connect(server: McpServerSpec, transport: Transport, hooks: OpenH
     { name: "dupin", version: VERSION },
     {
       versionNegotiation: { mode: "auto" },
+      // Not the SDK's Ajv: it would run the server's regexes on the event loop (output-validator.ts).
+      jsonSchemaValidator: acceptingValidator,
       listChanged: {
         tools: {
           // A storm of notifications costs one refresh.
