@@ -95,12 +95,16 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
   const { signal, maxSteps, approval, acct, window, deferral } = run
   const history = [...options.messages]
 
-  const toMessage = (f: FinishedCall): ToolMessage => {
+  const toMessage = async (f: FinishedCall): Promise<ToolMessage> => {
     const name = f.prepared.call.function.name
     // Instructions a held-back toolset's first tool brings come before the fenced output (trusted).
     const note = deferral.instructionsFor(f.prepared.call)
     const content = note ? `${note}\n\n${toolMessageContent(f.result)}` : toolMessageContent(f.result)
-    const cut = window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
+    const cut = await window.toolMessage(
+      { role: "tool", tool_call_id: f.prepared.call.id, name, content },
+      name,
+      run.signal,
+    )
     if (cut.truncation) acct.truncations.push(cut.truncation)
     return cut.message
   }

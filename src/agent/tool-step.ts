@@ -17,7 +17,8 @@ export type StepContext = {
   /** Calls already made in this request (`name` + canonical arguments). */
   seen: Set<string>
   /** Builds the `tool` message (truncation, accounting) for a finished call. */
-  toMessage: (finished: FinishedCall) => ToolMessage
+  /** Cuts a result to its budget a slice at a time (tool output can be 10 MB), hence async. */
+  toMessage: (finished: FinishedCall) => Promise<ToolMessage>
   /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
   output: OutputBudget
   /** The run's hook on each call the model asks for (AgentOptions.onToolCall). */
@@ -119,7 +120,8 @@ export async function* runToolCalls(
   if (failure) throw failure
 
   const finished = prepared.flatMap((p) => finishedById.get(p.call.id) ?? [])
-  const messages = finished.map((f) => ctx.toMessage(f))
+  const messages: ToolMessage[] = []
+  for (const f of finished) messages.push(await ctx.toMessage(f))
   for (const p of pending) {
     yield {
       event: "tool_calling_result",

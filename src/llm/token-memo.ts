@@ -80,6 +80,21 @@ export class PieceCounter {
     return undefined
   }
 
+  /** `cut`, a slice at a time (see `countSliced`). */
+  async cutSliced(text: string, budget: number, slicer: Slicer): Promise<Cut | undefined> {
+    const pattern = new RegExp(this.#pattern.source, "gu")
+    let used = 0
+    let n = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const piece = match[0]
+      const count = this.countPiece(piece)
+      if (used + count > budget) return { start: match.index, piece, room: budget - used }
+      used += count
+      if (++n % 64 === 0) await slicer.tick()
+    }
+    return undefined
+  }
+
   /** Tokens of one piece, sliced as `count` slices it. */
   tokens(piece: string): number[] {
     if (piece.length <= LONG_PIECE) return this.encode(piece)

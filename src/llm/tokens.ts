@@ -12,7 +12,7 @@
 import type { Tiktoken } from "js-tiktoken/lite"
 import { Slicer } from "../offloop/yield.ts"
 import { buildEncoder } from "./encoder-build.ts"
-import { isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
+import { type Cut, isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
 import type { ChatMessage, ToolSchema } from "./types.ts"
 
 export type EncodingName = "o200k_base" | "cl100k_base"
@@ -207,9 +207,19 @@ export class TokenCounter {
    */
   truncateToTokens(text: string, maxTokens: number): string {
     if (maxTokens <= 0) return ""
-    const bounded =
-      text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
-    const cut = this.pieces.cut(bounded, maxTokens)
+    const bounded = boundedFor(text, maxTokens)
+    return this.keep(text, bounded, this.pieces.cut(bounded, maxTokens))
+  }
+
+  /** `truncateToTokens`, a slice at a time: for tool output, which can be megabytes. */
+  async truncateToTokensSliced(text: string, maxTokens: number, slicer: Slicer): Promise<string> {
+    if (maxTokens <= 0) return ""
+    const bounded = boundedFor(text, maxTokens)
+    return this.keep(text, bounded, await this.pieces.cutSliced(bounded, maxTokens, slicer))
+  }
+
+  /** What `truncateToTokens` keeps of `text`, given where its budget ran out in `bounded`. */
+  private keep(text: string, bounded: string, cut: Cut | undefined): string {
     if (!cut) return bounded
     // Whole pieces before the cut are kept as they are; only the piece it falls in is decoded.
     const { start, piece, room } = cut
@@ -259,6 +269,11 @@ export class TokenCounter {
     this.messages.set(message, counted)
     return counted
   }
+}
+
+/** Only the first maxTokens·8 characters can fit: the rest is never tokenized. */
+function boundedFor(text: string, maxTokens: number): string {
+  return text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
 }
 
 /** The texts of a message that are counted: its content's text parts and its tool calls' names and arguments. */

@@ -23,7 +23,7 @@ export type StructuredOutput = {
  * takes a second on 41 characters, finding R15), so answers are checked in a worker; one that
  * cannot be checked within this is refused like one that does not match.
  */
-const CHECK_DEADLINE_MS = 5_000
+const CHECK_DEADLINE_MS = 2_000
 
 /** OpenAI's rule for the format name, which several compatible servers copy. */
 const NAME = /^[A-Za-z0-9_-]{1,64}$/

@@ -26,8 +26,10 @@ const TOOLSETS = `toolsets:
     description: Outputs shaped for the redactor
     tools:
       - name: secrets_yaml
-        description: Prints 10 MB of Secret manifests
-        command: "awk 'BEGIN { for (i = 0; i < 400000; i++) printf \\"kind: Secret\\\\ndata:\\\\n  a: v%d\\\\n\\", i }'"
+        description: Prints 10 MB of Secret manifests (n tells parallel calls apart)
+        command: "awk 'BEGIN { for (i = 0; i < 400000; i++) printf \\"kind: Secret\\\\ndata:\\\\n  a: v%d\\\\n\\", i }' {{ n }}"
+        parameters:
+          n: { type: string }
 mcp_servers:
   hostile:
     config:
@@ -63,12 +65,14 @@ beforeAll(async () => {
   const { configPath } = writeServeConfig(fake.url, TOOLSETS)
   const binary = process.env.DUPIN_BINARY
   const argv = binary ? [binary, "serve", "--config", configPath, "--port", "0"] : serveArgv(configPath)
+  const prof = process.env.EVL_PROF
+  if (prof) argv.splice(1, 0, "--cpu-prof-md", `--cpu-prof-dir=${prof}`)
   server = await startServerProcess(argv)
   await waitForOk(`${server.url}/readyz`)
 }, 60_000)
 
 afterAll(async () => {
-  await server?.stop("SIGKILL")
+  await server?.stop(process.env.EVL_PROF ? "SIGTERM" : "SIGKILL")
   await fake?.stop()
 })
 
@@ -204,7 +208,12 @@ test(
 test(
   "R11: 8 parallel 10 MB outputs of Secret manifests",
   async () => {
-    plan = firstStep(Array.from({ length: 8 }, () => ({ name: "secrets_yaml", arguments: {} })))
+    plan = firstStep(
+      Array.from({ length: 8 }, (_, i) => ({
+        name: "secrets_yaml",
+        arguments: { n: `/dev/null${"/".repeat(i)}` },
+      })),
+    )
     const m = await measure("R11 redaction 8 x 10 MB", () => ({ ask: "secrets" }))
     expect(m.frozen).toBe(false)
     expect(m.status).toBe(200)
@@ -282,9 +291,10 @@ test(
       },
     }))
     expect(m.frozen).toBe(false)
-    // The pattern is still checked: the answer does not match it, so it is refused.
+    // The pattern is still checked: the answer does not match it (or cannot be shown to within
+    // the check's deadline), so it is refused.
     expect(m.status).toBe(502)
-    expect(m.body).toContain("does not match the pattern")
+    expect(m.body).toMatch(/does not match the pattern|could not be checked against the schema/)
     expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
   },
   { timeout: 60_000 },
