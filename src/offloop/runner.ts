@@ -3,19 +3,23 @@ import { type Job, type JobResult, type Reply, runJob, type Value } from "./jobs
 
 /**
  * Runs a job (jobs.ts) in a worker thread with a deadline, so work an outside party sizes never
- * holds the event loop: /healthz and every other request keep their turn. The worker is
- * terminated at the deadline or on abort; a job past its deadline throws `JobTimeout` and the
- * caller decides what a missing answer means (withheld output, a refused answer). Where a worker
- * cannot start, the job runs here, as it did before workers.
+ * holds the event loop: /healthz and every other request keep their turn. Workers are kept for
+ * the next job: starting one loads its modules, and terminating one blocks the caller until its
+ * thread has stopped. A worker past the deadline, or whose caller aborted, is terminated; a job
+ * past its deadline throws `JobTimeout` and the caller decides what a missing answer means
+ * (withheld output, a refused answer). Where a worker cannot start, the job runs here, as it did
+ * before workers.
  */
 
-/** Jobs at once; more wait for a slot (each holds a copy of up to several 10 MB outputs). */
+/** Jobs at once; more wait for a worker (each job holds a copy of up to a 10 MB output). */
 const MAX_WORKERS = 4
 
 export class JobTimeout extends Error {}
 class WorkerUnavailable extends Error {}
 
-let running = 0
+/** Started workers not running a job. */
+const idle: Worker[] = []
+let started = 0
 const waiting: Array<() => void> = []
 
 export async function offLoop<J extends Job>(
@@ -23,9 +27,8 @@ export async function offLoop<J extends Job>(
   deadlineMs: number,
   signal: AbortSignal,
 ): Promise<JobResult<J>> {
-  await acquire(signal)
   try {
-    return (await inWorker(job, deadlineMs, signal)) as JobResult<J>
+    return (await inWorker(await acquire(signal), job, deadlineMs, signal)) as JobResult<J>
   } catch (error) {
     if (!(error instanceof WorkerUnavailable)) throw error
     log.warn("off-loop worker unavailable, running the job on the main thread", {
@@ -33,41 +36,34 @@ export async function offLoop<J extends Job>(
       error: error.message,
     })
     return runJob(job) as JobResult<J>
-  } finally {
-    release()
   }
 }
 
-function inWorker(job: Job, deadlineMs: number, signal: AbortSignal): Promise<Value> {
-  signal.throwIfAborted()
+function inWorker(worker: Worker, job: Job, deadlineMs: number, signal: AbortSignal): Promise<Value> {
   const { promise, resolve, reject } = Promise.withResolvers<Value>()
-  let worker: Worker
-  try {
-    worker = new Worker(workerUrl())
-  } catch (error) {
-    throw new WorkerUnavailable(error instanceof Error ? error.message : String(error))
-  }
-  const done = () => {
+  const settle = (keep: boolean) => {
     clearTimeout(timer)
     signal.removeEventListener("abort", onAbort)
-    worker.terminate()
+    worker.onmessage = null
+    worker.onerror = null
+    release(worker, keep)
   }
   const onAbort = () => {
-    done()
+    settle(false)
     reject(signal.reason)
   }
   const timer = setTimeout(() => {
-    done()
+    settle(false)
     reject(new JobTimeout(`${job.kind} did not finish within ${Math.round(deadlineMs / 1000)} s`))
   }, deadlineMs)
   signal.addEventListener("abort", onAbort, { once: true })
   worker.onmessage = (event: MessageEvent<Reply>) => {
-    done()
+    settle(true)
     if (event.data.ok) resolve(event.data.value)
     else reject(new Error(event.data.message))
   }
   worker.onerror = (event) => {
-    done()
+    settle(false)
     reject(new WorkerUnavailable(event.message))
   }
   worker.postMessage(job)
@@ -85,15 +81,36 @@ function workerUrl(): string {
     : new URL("./worker.ts", import.meta.url).href
 }
 
-async function acquire(signal: AbortSignal): Promise<void> {
-  while (running >= MAX_WORKERS) {
+/** An idle worker, a new one while fewer than MAX_WORKERS exist, or the next one released. */
+async function acquire(signal: AbortSignal): Promise<Worker> {
+  for (;;) {
     signal.throwIfAborted()
+    const ready = idle.pop()
+    if (ready) return ready
+    if (started < MAX_WORKERS) return start()
     await new Promise<void>((resolve) => waiting.push(resolve))
   }
-  running++
 }
 
-function release(): void {
-  running--
+function start(): Worker {
+  let worker: Worker
+  try {
+    worker = new Worker(workerUrl())
+  } catch (error) {
+    throw new WorkerUnavailable(error instanceof Error ? error.message : String(error))
+  }
+  started++
+  // An idle worker must not keep the process alive.
+  worker.unref()
+  return worker
+}
+
+/** Back to the idle list, or (a timed-out, aborted or failed worker) terminated. */
+function release(worker: Worker, keep: boolean): void {
+  if (keep) idle.push(worker)
+  else {
+    started--
+    worker.terminate()
+  }
   waiting.shift()?.()
 }
