@@ -106,6 +106,8 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
       run.signal,
     )
     if (cut.truncation) acct.truncations.push(cut.truncation)
+    // Counted now, a slice at a time, so the next step's tally finds it (a budget's worth of text).
+    await acct.counter.prime([cut.message], Number.POSITIVE_INFINITY, run.signal)
     return cut.message
   }
   const step: StepContext = {

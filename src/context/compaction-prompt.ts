@@ -92,7 +92,8 @@ function userText(content: ChatMessage["content"]): string {
  * The conversation as one text for the compaction call, fitted to `budget` tokens: when it is too
  * large, the largest parts (usually tool results) are cut to a fair share, ending with [TRUNCATED].
  * The history can be a client's megabytes (finding R2): parts are counted newest first and a slice
- * at a time, exactly while they could still fit (budget × 8 characters), estimated beyond that.
+ * at a time while they could still fit (budget × 8 characters); older parts cannot be sent and are
+ * left out, with a line saying how many.
  */
 export async function renderTranscript(
   messages: readonly ChatMessage[],
@@ -104,26 +105,27 @@ export async function renderTranscript(
   const all = parts(messages)
   let headers = 0
   const sizes: number[] = new Array(all.length).fill(0)
-  let exact = budget * 8
-  for (let i = all.length - 1; i >= 0; i--) {
+  let room = budget * 8
+  let first = all.length
+  for (let i = all.length - 1; i >= 0 && room > 0; i--) {
     const p = all[i]
     if (!p) continue
+    first = i
     headers += counter.countText(p.header) + 2
     // A body past what could fit is estimated instead of tokenizing megabytes.
-    if (p.body.length > exact) {
-      exact = 0
-      sizes[i] = estimateTokens(p.body.length)
-    } else {
-      exact -= p.body.length
-      sizes[i] = await counter.countTextSliced(p.body, slicer)
-    }
+    sizes[i] =
+      p.body.length > room ? estimateTokens(p.body.length) : await counter.countTextSliced(p.body, slicer)
+    room -= p.header.length + p.body.length
     await slicer.tick()
   }
-  const total = sizes.reduce((a, b) => a + b, 0)
-  const room = budget - headers
-  const cap = total <= room ? Number.POSITIVE_INFINITY : Math.max(MIN_PART_TOKENS, fairShareCap(sizes, room))
-  const out: string[] = []
+  const kept = sizes.slice(first)
+  const total = kept.reduce((a, b) => a + b, 0)
+  const left = budget - headers
+  const cap = total <= left ? Number.POSITIVE_INFINITY : Math.max(MIN_PART_TOKENS, fairShareCap(kept, left))
+  const out: string[] =
+    first > 0 ? [`[${first} earlier parts of the conversation left out: too long to send]`] : []
   for (const [i, p] of all.entries()) {
+    if (i < first) continue
     const body =
       (sizes[i] ?? 0) > cap
         ? `${counter.truncateToTokens(p.body, Math.max(0, cap - 4))}\n${TRUNCATION_MARKER}`
