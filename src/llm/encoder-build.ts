@@ -30,7 +30,7 @@ export async function buildEncoder(
     const [, offsetText, ...tokens] = line.split(" ")
     const offset = Number.parseInt(offsetText ?? "0", 10)
     for (let i = 0; i < tokens.length; i++) {
-      const bytes = new Uint8Array(Buffer.from(tokens[i] ?? "", "base64"))
+      const bytes = Uint8Array.fromBase64(tokens[i] ?? "")
       rankMap.set(bytes.join(","), offset + i)
       textMap.set(offset + i, bytes)
       if (++n % TOKENS_PER_SLICE === 0) {

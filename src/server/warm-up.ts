@@ -1,5 +1,6 @@
 import type { Config } from "../config/config.ts"
 import { TokenCounter } from "../llm/tokens.ts"
+import { log } from "../log.ts"
 import { Slicer } from "../offloop/yield.ts"
 import { toolExecutorFor } from "../runtime/runtime.ts"
 
@@ -8,7 +9,9 @@ import { toolExecutorFor } from "../runtime/runtime.ts"
  * blocked /healthz 0.7 s), done in the background right after listening, while the toolsets'
  * prerequisites still run (before /readyz is 200, usually): load the provider SDK (one module
  * load), build the default model's tokenizer (a slice at a time, llm/encoder-build.ts) and count
- * the tool definitions once (a slice at a time; later counts hit the piece memo).
+ * the tool definitions once (a slice at a time; later counts hit the piece memo). The module load
+ * is one block of the event loop that cannot be cut; it happens here, before traffic usually
+ * arrives, and /readyz does not wait for it (start-up time stays what it was).
  */
 export function warmUpLater(config: Config): void {
   setImmediate(() => {
@@ -19,6 +22,7 @@ export function warmUpLater(config: Config): void {
 }
 
 async function warmUp(config: Config): Promise<void> {
+  const started = performance.now()
   // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
   const model = config.createModel(undefined)
   const counter = await TokenCounter.forModel(model.info.id)
@@ -26,4 +30,5 @@ async function warmUp(config: Config): Promise<void> {
   for (const schema of toolExecutorFor(config).schemas()) {
     await counter.countTextSliced(JSON.stringify(schema.function), slicer)
   }
+  log.info("warmed up", { model: model.name, ms: Math.round(performance.now() - started) })
 }
