@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
+import { dropLongEvents } from "../../src/toolset/mcp/http-limit.ts"
 import { INLINE_LINE_BYTES, InboundGate } from "../../src/toolset/mcp/inbound-gate.ts"
 import { MessageLines } from "../../src/toolset/mcp/stdio-lines.ts"
 
@@ -36,4 +37,20 @@ test("notifications past the rate are dropped; responses never are", () => {
   expect(admitted).toBeLessThan(260)
   expect(gate.dropped).toBe(1000 - admitted)
   expect(gate.admit({ jsonrpc: "2.0", id: 1, result: {} } as JSONRPCMessage)).toBe(true)
+})
+
+test("an unsolicited SSE stream loses its events past 64 KiB and keeps the rest, across chunks", async () => {
+  const event = (data: string) => `event: message\r\ndata: ${data}\r\n\r\n`
+  const text = `${event("one")}${event("x".repeat(INLINE_LINE_BYTES + 10))}${event("two")}`
+  const bytes = new TextEncoder().encode(text)
+  const chunks: Uint8Array[] = []
+  for (let i = 0; i < bytes.length; i += 7001) chunks.push(bytes.subarray(i, i + 7001))
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c)
+      controller.close()
+    },
+  })
+  const out = await dropLongEvents(new Response(body)).text()
+  expect(out).toBe(`${event("one")}${event("two")}`)
 })
