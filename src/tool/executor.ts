@@ -1,6 +1,7 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
 import { redactOffLoop } from "../offloop/redact.ts"
+import { yieldToLoop } from "../offloop/yield.ts"
 import { duplicateKey } from "./duplicate-keys.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
@@ -267,6 +268,9 @@ export class ToolExecutor {
  * call lists) ever receives them, whatever the tool. Large outputs are redacted off the event loop.
  */
 async function scrub(result: StructuredToolResult, signal: AbortSignal): Promise<StructuredToolResult> {
+  // Results of parallel calls often finish in one tick and would run on as one long chain of
+  // microtasks: a turn for the event loop between them.
+  await yieldToLoop()
   if (result.data !== null && result.data !== undefined)
     result.data = await redactOffLoop(result.dataText(), signal)
   if (result.error) result.error = await redactOffLoop(result.error, signal)

@@ -18,6 +18,7 @@ const PROBE_EVERY_MS = 10
 /** A poll outstanding this long means the server is frozen: stop waiting for it. */
 const FROZEN_MS = 3_000
 const HOSTILE_MCP = join(import.meta.dir, "fixtures/hostile-mcp.ts")
+const HEALTHZ_PROBE = join(import.meta.dir, "fixtures/healthz-probe.ts")
 const BAD_URL = `http://${"a".repeat(40)}!`
 
 // `secrets_yaml`: ~10 MB of Kubernetes Secret manifests, the redactor's slowest shape (R11).
@@ -79,38 +80,36 @@ afterAll(async () => {
 type Measured = { worstMs: number; polls: number; frozen: boolean; status: number; body: string }
 
 /**
- * Sends one chat while a probe polls /healthz every 10 ms, and keeps probing `afterMs` after the
- * answer (for work the request leaves behind). Stops early if the server freezes.
+ * Sends one chat while a probe (its own process, fixtures/healthz-probe.ts) polls /healthz every
+ * 10 ms, and keeps probing `afterMs` after the answer (for work the request leaves behind). The
+ * body is serialised before the probe starts: 18 MB of JSON is the test's work, not the server's.
  */
 async function probed(body: Record<string, unknown>, afterMs = 0): Promise<Measured> {
-  let done = false
-  let frozen = false
-  const latencies: number[] = []
-  const probe = (async () => {
-    while (!done) {
-      const start = performance.now()
-      try {
-        const res = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(FROZEN_MS) })
-        await res.arrayBuffer()
-      } catch {
-        frozen = true
-      }
-      latencies.push(performance.now() - start)
-      if (frozen) return
-      await Bun.sleep(PROBE_EVERY_MS)
-    }
-  })()
+  const payload = JSON.stringify({ stream: false, ...body })
+  const probe = Bun.spawn(["bun", HEALTHZ_PROBE, server.url, String(PROBE_EVERY_MS), String(FROZEN_MS)], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  })
+  const report = new Response(probe.stdout).text()
+  // The probe's first answer says it runs (starting Bun takes a while on a loaded machine).
+  await Bun.sleep(300)
   const chat = fetch(`${server.url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ stream: false, ...body }),
+    body: payload,
   }).then(async (res) => ({ status: res.status, body: await res.text() }))
-  const first = await Promise.race([chat, probe])
-  if (first && !frozen && afterMs > 0) await Promise.race([Bun.sleep(afterMs), probe])
-  done = true
-  await probe
-  const answer = frozen ? { status: 0, body: "" } : await chat
-  return { worstMs: Math.max(0, ...latencies), polls: latencies.length, frozen, ...answer }
+  const ended = probe.exited.then(() => undefined)
+  const first = await Promise.race([chat, ended])
+  if (first && afterMs > 0) await Promise.race([Bun.sleep(afterMs), ended])
+  probe.stdin.end()
+  const { worst, polls, frozen } = JSON.parse((await report) || '{"worst":0,"polls":0,"frozen":true}') as {
+    worst: number
+    polls: number
+    frozen: boolean
+  }
+  const answer = first ?? (frozen ? { status: 0, body: "" } : await chat)
+  return { worstMs: worst, polls, frozen, ...answer }
 }
 
 /**
