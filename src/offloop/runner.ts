@@ -13,6 +13,8 @@ import { type Job, type JobResult, type Reply, runJob, type Value } from "./jobs
 
 /** Jobs at once; more wait for a worker (each job holds a copy of up to a 10 MB output). */
 const MAX_WORKERS = 4
+/** A retired worker still busy after this is terminated even though that blocks until it stops. */
+const RETIRE_MS = 60_000
 
 export class JobTimeout extends Error {}
 class WorkerUnavailable extends Error {}
@@ -81,6 +83,19 @@ function workerUrl(): string {
     : new URL("./worker.ts", import.meta.url).href
 }
 
+/**
+ * Starts one worker ahead of the first job (server warm-up): a worker's start loads its modules,
+ * which holds the event loop for a moment on a busy machine.
+ */
+export function startIdleWorker(): void {
+  if (started > 0) return
+  try {
+    idle.push(start())
+  } catch {
+    // The first job reports it (and runs on the main thread).
+  }
+}
+
 /** An idle worker, a new one while fewer than MAX_WORKERS exist, or the next one released. */
 async function acquire(signal: AbortSignal): Promise<Worker> {
   for (;;) {
@@ -105,12 +120,25 @@ function start(): Worker {
   return worker
 }
 
-/** Back to the idle list, or (a timed-out, aborted or failed worker) terminated. */
+/**
+ * Back to the idle list, or (a timed-out, aborted or failed worker) retired. Not terminated at
+ * once: `terminate` blocks the caller until the thread stops, and a thread inside one long regex
+ * match stops only when the match ends. Every job ends (redaction is linear, a backtracking match
+ * is capped by the engine), so the worker is terminated when it reports, idle; one still busy after
+ * RETIRE_MS is terminated then.
+ */
 function release(worker: Worker, keep: boolean): void {
   if (keep) idle.push(worker)
   else {
     started--
-    worker.terminate()
+    const stop = () => {
+      clearTimeout(timer)
+      worker.terminate()
+    }
+    const timer = setTimeout(stop, RETIRE_MS)
+    timer.unref()
+    worker.onmessage = stop
+    worker.onerror = stop
   }
   waiting.shift()?.()
 }

@@ -1,6 +1,7 @@
 import type { Config } from "../config/config.ts"
 import { TokenCounter } from "../llm/tokens.ts"
 import { log } from "../log.ts"
+import { startIdleWorker } from "../offloop/runner.ts"
 import { Slicer } from "../offloop/yield.ts"
 import { toolExecutorFor } from "../runtime/runtime.ts"
 
@@ -9,7 +10,8 @@ import { toolExecutorFor } from "../runtime/runtime.ts"
  * blocked /healthz 0.7 s), done in the background right after listening, while the toolsets'
  * prerequisites still run (before /readyz is 200, usually): load the provider SDK (one module
  * load), build the default model's tokenizer (a slice at a time, llm/encoder-build.ts) and count
- * the tool definitions once (a slice at a time; later counts hit the piece memo). The module load
+ * the tool definitions once (a slice at a time; later counts hit the piece memo), and start one
+ * off-loop worker (src/offloop/). The module load
  * is one block of the event loop that cannot be cut; it happens here, before traffic usually
  * arrives, and /readyz does not wait for it (start-up time stays what it was).
  */
@@ -23,6 +25,7 @@ export function warmUpLater(config: Config): void {
 
 async function warmUp(config: Config): Promise<void> {
   const started = performance.now()
+  startIdleWorker()
   // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
   const model = config.createModel(undefined)
   const counter = await TokenCounter.forModel(model.info.id)
