@@ -54,3 +54,15 @@ test("an unsolicited SSE stream loses its events past 64 KiB and keeps the rest,
   const out = await dropLongEvents(new Response(body)).text()
   expect(out).toBe(`${event("one")}${event("two")}`)
 })
+
+test("a long line nobody waits for is dropped as it arrives, and the next line still parses", () => {
+  const lines = new MessageLines(32 * 1024 * 1024, INLINE_LINE_BYTES, () => false)
+  const long = line(notification("x".repeat(4 * INLINE_LINE_BYTES)))
+  const out = [
+    ...lines.push(long.subarray(0, 100_000)),
+    ...lines.push(long.subarray(100_000)),
+    ...lines.push(line(notification("small"))),
+  ]
+  expect(out.map((l) => l.kind)).toEqual(["message"])
+  expect(lines.dropped).toBe(1)
+})

@@ -195,10 +195,10 @@ test(
 )
 
 test(
-  "R12: unsolicited 12 MB MCP notifications",
+  "R12: unsolicited 16 MB MCP notifications",
   async () => {
     plan = firstStep([{ name: "start_noise", arguments: { seconds: 3 } }])
-    const m = await measure("R12 12 MB notifications every 300 ms", () => ({ ask: "noise" }), {
+    const m = await measure("R12 16 MB notifications every 300 ms", () => ({ ask: "noise" }), {
       afterMs: 3_000,
     })
     expect(m.frozen).toBe(false)

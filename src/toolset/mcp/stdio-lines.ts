@@ -21,10 +21,20 @@ export class MessageLines {
   #size = 0
   /** Lines skipped because they were not JSON-RPC messages. */
   skipped = 0
+  /** Long lines dropped while they arrived, because nobody waited for them (`wanted`). */
+  dropped = 0
+  /** The current line is long and unwanted: its bytes are not kept. */
+  #discarding = false
 
+  /**
+   * `wanted` says whether a long line may be needed (a response we wait for); when not, its bytes
+   * are dropped as they arrive instead of being kept (16 MB a line, several a second, is garbage
+   * the collector would stall on).
+   */
   constructor(
     readonly max: number,
     readonly inlineMax = Number.POSITIVE_INFINITY,
+    readonly wanted: () => boolean = () => true,
   ) {}
 
   /** The lines completed by `chunk`. */
@@ -33,10 +43,15 @@ export class MessageLines {
     let start = 0
     for (let end = chunk.indexOf(LF); end >= 0; end = chunk.indexOf(LF, start)) {
       this.#add(chunk.subarray(start, end))
+      start = end + 1
+      if (this.#discarding) {
+        this.#discarding = false
+        this.dropped += 1
+        continue
+      }
       const bytes = Buffer.concat(this.#pieces, this.#size)
       this.#pieces = []
       this.#size = 0
-      start = end + 1
       if (bytes.length > this.inlineMax) {
         messages.push({ kind: "long", bytes })
         continue
@@ -56,9 +71,17 @@ export class MessageLines {
   clear(): void {
     this.#pieces = []
     this.#size = 0
+    this.#discarding = false
   }
 
   #add(piece: Uint8Array): void {
+    if (this.#discarding) return
+    if (this.#size + piece.length > this.inlineMax && !this.wanted()) {
+      this.#pieces = []
+      this.#size = 0
+      this.#discarding = true
+      return
+    }
     if (this.#size + piece.length > this.max) {
       this.clear()
       throw new LineTooLong(`the MCP server sent a message larger than ${this.max} bytes; it was not read`)

@@ -36,8 +36,8 @@ export class BunStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
   #proc: Subprocess<"pipe", "pipe", "pipe"> | undefined
   #sandbox: SandboxRun | undefined
-  #lines = new MessageLines(MAX_MESSAGE_BYTES, INLINE_LINE_BYTES)
   #gate = new InboundGate()
+  #lines = new MessageLines(MAX_MESSAGE_BYTES, INLINE_LINE_BYTES, () => this.#gate.awaiting)
   /** Aborted when the transport ends: a long line still being parsed is given up. */
   #stop = new AbortController()
   #stderr = ""
@@ -111,7 +111,7 @@ export class BunStdioTransport implements Transport {
     try {
       for await (const chunk of stream) {
         const skipped = this.#lines.skipped
-        const dropped = this.#gate.dropped
+        const dropped = this.#gate.dropped + this.#lines.dropped
         for (const line of this.#lines.push(chunk)) {
           // Awaited: the server's next lines wait (in its pipe) while a long one is parsed.
           const message = line.kind === "message" ? line.message : await this.#parseLong(line.bytes)
@@ -121,7 +121,7 @@ export class BunStdioTransport implements Transport {
           log.warn("mcp server: stdout lines that are not JSON-RPC messages are skipped", {
             command: this.options.command,
           })
-        if (dropped === 0 && this.#gate.dropped > 0)
+        if (dropped === 0 && this.#gate.dropped + this.#lines.dropped > 0)
           log.warn("mcp server: unsolicited messages past the size or rate bound are dropped", {
             command: this.options.command,
           })
