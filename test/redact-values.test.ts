@@ -5,7 +5,9 @@ import { join } from "node:path"
 import { History } from "../src/cli/editor/history.ts"
 import { Config } from "../src/core/config.ts"
 import { log, setLogLevel, setLogSink } from "../src/log.ts"
+import { redactOffLoop } from "../src/offloop/redact.ts"
 import { redact } from "../src/redact.ts"
+import { addSecretValues } from "../src/redact-values.ts"
 
 // Issue 21 item 8: keys without an uppercase letter (DeepSeek, OpenRouter) were redacted nowhere,
 // and a configured key of no known shape was written to the history file when pasted.
@@ -46,4 +48,14 @@ describe("secrets redacted by shape and by configured value", () => {
     new Config({ model: "openai/gpt-4.1", env: { NAMESPACE: "monitoring-prod", OPENAI_API_KEY: "k" } })
     expect(redact("pods in monitoring-prod")).toBe("pods in monitoring-prod")
   })
+})
+
+test("a configured secret value is redacted in an output long enough to be redacted off the event loop", async () => {
+  // No shape rule knows a passphrase: only the configured value can hide it.
+  const secret = "correct-horse-battery-staple-42"
+  addSecretValues([secret])
+  const long = `${"line of ordinary output\n".repeat(20_000)}it says ${secret} here\n`
+  const out = await redactOffLoop(long, new AbortController().signal)
+  expect(out).not.toContain(secret)
+  expect(out).toContain("[REDACTED]")
 })

@@ -33,7 +33,7 @@ export type AgentOptions = {
   signal?: AbortSignal
   responseFormat?: ResponseFormat
   /** Checks a final answer (structured output); returns why it is invalid, or undefined. */
-  validateAnswer?: (answer: string) => string | undefined
+  validateAnswer?: (answer: string, signal: AbortSignal) => string | undefined | Promise<string | undefined>
   followUpActions?: FollowUpAction[] | null
   context?: ContextSettings
   /** Tools the client executes; a call to one pauses the run like a call waiting for approval. */
@@ -63,6 +63,9 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
 
   await executor.ensureReady(signal)
   const counter = await TokenCounter.forModel(model.info.id)
+  // A history from outside can be megabytes: counted here a slice at a time, so the loop's
+  // synchronous tallies find it cached (a window's worth exactly, the rest estimated).
+  await counter.prime(options.messages, model.info.contextWindow * 8, signal)
   // Past the tool definitions budget, tools are held back and offered through search_tools.
   const deferral = new DeferredTools(
     counter,
@@ -94,13 +97,19 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
   const { signal, maxSteps, approval, acct, window, deferral } = run
   const history = [...options.messages]
 
-  const toMessage = (f: FinishedCall): ToolMessage => {
+  const toMessage = async (f: FinishedCall): Promise<ToolMessage> => {
     const name = f.prepared.call.function.name
     // Instructions a held-back toolset's first tool brings come before the fenced output (trusted).
     const note = deferral.instructionsFor(f.prepared.call)
     const content = note ? `${note}\n\n${toolMessageContent(f.result)}` : toolMessageContent(f.result)
-    const cut = window.toolMessage({ role: "tool", tool_call_id: f.prepared.call.id, name, content }, name)
+    const cut = await window.toolMessage(
+      { role: "tool", tool_call_id: f.prepared.call.id, name, content },
+      name,
+      run.signal,
+    )
     if (cut.truncation) acct.truncations.push(cut.truncation)
+    // Counted now, a slice at a time, so the next step's tally finds it (a budget's worth of text).
+    await acct.counter.prime([cut.message], Number.POSITIVE_INFINITY, run.signal)
     return cut.message
   }
   const step: StepContext = {
@@ -170,7 +179,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
 
     if (calls.length === 0) {
       const text = answer ?? ""
-      const invalid = options.validateAnswer?.(text)
+      const invalid = await options.validateAnswer?.(text, signal)
       if (invalid !== undefined) {
         if (correctedFormat || last) {
           throw new ModelError(

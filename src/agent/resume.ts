@@ -76,7 +76,7 @@ export async function* applyDecisions(
     existing.set(m.tool_call_id, m)
     end++
   }
-  for (const f of finished) existing.set(f.prepared.call.id, step.toMessage(f))
+  for (const f of finished) existing.set(f.prepared.call.id, await step.toMessage(f))
   const block = calls.flatMap((c) => existing.get(c.id) ?? [])
   const cleaned: AssistantMessage = {
     ...turn.message,

@@ -26,7 +26,7 @@ export type RunOptions = {
   followUp?: ChatMessage
   responseFormat?: ResponseFormat
   /** Checks a final answer (structured output); returns why it is invalid, or undefined. */
-  validateAnswer?: (answer: string) => string | undefined
+  validateAnswer?: (answer: string, signal: AbortSignal) => string | undefined | Promise<string | undefined>
   followUpActions?: FollowUpAction[] | null
   signal?: AbortSignal
   /** Sees each tool call with its arguments as it starts; the events carry only name and id. */

@@ -19,7 +19,8 @@ export type StepContext = {
   /** Calls already made in this request (`name` + canonical arguments). */
   seen: Set<string>
   /** Builds the `tool` message (truncation, accounting) for a finished call. */
-  toMessage: (finished: FinishedCall) => ToolMessage
+  /** Cuts a result to its budget a slice at a time (tool output can be 10 MB), hence async. */
+  toMessage: (finished: FinishedCall) => Promise<ToolMessage>
   /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
   output: OutputBudget
   /** Names of the tools the client executes (frontend tools): their calls wait, nothing runs here. */
@@ -137,7 +138,8 @@ export async function* runToolCalls(
   if (failure) throw failure
 
   const finished = prepared.flatMap((p) => finishedById.get(p.call.id) ?? [])
-  const messages = finished.map((f) => ctx.toMessage(f))
+  const messages: ToolMessage[] = []
+  for (const f of finished) messages.push(await ctx.toMessage(f))
   for (const p of pending) {
     yield {
       event: "tool_calling_result",

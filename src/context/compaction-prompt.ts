@@ -1,5 +1,6 @@
-import type { TokenCounter } from "../llm/tokens.ts"
+import { estimateTokens, type TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage } from "../llm/types.ts"
+import { Slicer } from "../offloop/yield.ts"
 import { fairShareCap } from "./fit.ts"
 import { TRUNCATION_MARKER } from "./truncate.ts"
 
@@ -90,30 +91,49 @@ function userText(content: ChatMessage["content"]): string {
 /**
  * The conversation as one text for the compaction call, fitted to `budget` tokens: when it is too
  * large, the largest parts (usually tool results) are cut to a fair share, ending with [TRUNCATED].
+ * The history can be a client's megabytes (finding R2): parts are counted newest first and a slice
+ * at a time while they could still fit (budget × 8 characters); older parts cannot be sent and are
+ * left out, with a line saying how many.
  */
-export function renderTranscript(
+export async function renderTranscript(
   messages: readonly ChatMessage[],
   budget: number,
   counter: TokenCounter,
-): string {
+  signal?: AbortSignal,
+): Promise<string> {
+  const slicer = new Slicer(signal)
   const all = parts(messages)
-  const headers = all.reduce((sum, p) => sum + counter.countText(p.header) + 2, 0)
-  // A body past budget × 8 characters cannot fit whole: estimate it instead of tokenizing megabytes.
-  const sizes = all.map((p) =>
-    p.body.length > budget * 8 ? Math.ceil(p.body.length / 4) : counter.countText(p.body),
-  )
-  const total = sizes.reduce((a, b) => a + b, 0)
-  const room = budget - headers
-  const cap = total <= room ? Number.POSITIVE_INFINITY : Math.max(MIN_PART_TOKENS, fairShareCap(sizes, room))
-  return all
-    .map((p, i) => {
-      const body =
-        (sizes[i] ?? 0) > cap
-          ? `${counter.truncateToTokens(p.body, Math.max(0, cap - 4))}\n${TRUNCATION_MARKER}`
-          : p.body
-      return `${p.header}\n${body}`
-    })
-    .join("\n\n")
+  let headers = 0
+  const sizes: number[] = new Array(all.length).fill(0)
+  let room = budget * 8
+  let first = all.length
+  for (let i = all.length - 1; i >= 0 && room > 0; i--) {
+    const p = all[i]
+    if (!p) continue
+    first = i
+    headers += counter.countText(p.header) + 2
+    // A body past what could fit is estimated instead of tokenizing megabytes.
+    sizes[i] =
+      p.body.length > room ? estimateTokens(p.body.length) : await counter.countTextSliced(p.body, slicer)
+    room -= p.header.length + p.body.length
+    await slicer.tick()
+  }
+  const kept = sizes.slice(first)
+  const total = kept.reduce((a, b) => a + b, 0)
+  const left = budget - headers
+  const cap = total <= left ? Number.POSITIVE_INFINITY : Math.max(MIN_PART_TOKENS, fairShareCap(kept, left))
+  const out: string[] =
+    first > 0 ? [`[${first} earlier parts of the conversation left out: too long to send]`] : []
+  for (const [i, p] of all.entries()) {
+    if (i < first) continue
+    const body =
+      (sizes[i] ?? 0) > cap
+        ? `${counter.truncateToTokens(p.body, Math.max(0, cap - 4))}\n${TRUNCATION_MARKER}`
+        : p.body
+    out.push(`${p.header}\n${body}`)
+    await slicer.tick()
+  }
+  return out.join("\n\n")
 }
 
 /** The `<summary>` part of a compaction reply, or the whole reply when the model ignored the form. */

@@ -28,7 +28,7 @@ export async function summarise(
   const { contextWindow, maxOutputTokens } = model.info
   const frame = counter.countText(COMPACTION_SYSTEM_PROMPT) + counter.countText(COMPACTION_REQUEST) + 64
   const budget = Math.floor(((contextWindow - maxOutputTokens) * (100 - SAFETY_PCT)) / 100) - frame
-  const transcript = renderTranscript(history, Math.max(256, budget), counter)
+  const transcript = await renderTranscript(history, Math.max(256, budget), counter, signal)
   const completion = await model.complete(
     {
       messages: [

@@ -1,5 +1,7 @@
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolMessage } from "../llm/types.ts"
+import { Slicer } from "../offloop/yield.ts"
+import { countLinesSliced } from "./output-pager.ts"
 import type { OutputStore } from "./output-store.ts"
 import type { Truncation } from "./report.ts"
 import { pagingNote, withoutTruncationSuffix } from "./tool-result.ts"
@@ -32,12 +34,13 @@ export type ShrinkOutcome = { messages: ChatMessage[]; truncations: Truncation[]
  * objects (token counts are cached per object); a result not yet in `store` is put there so the
  * model can still page through what it had.
  */
-export function shrinkToolResults(
+export async function shrinkToolResults(
   messages: readonly ChatMessage[],
   excess: number,
   counter: TokenCounter,
   store: OutputStore,
-): ShrinkOutcome {
+  signal?: AbortSignal,
+): Promise<ShrinkOutcome> {
   if (excess <= 0) return { messages: [...messages], truncations: [] }
   const sizes = messages.map((m) => (m.role === "tool" ? counter.countMessage(m) : 0))
   const toolSizes = sizes.filter((_, i) => messages[i]?.role === "tool")
@@ -45,14 +48,20 @@ export function shrinkToolResults(
   const cap = Math.max(MIN_TOOL_RESULT_TOKENS, fairShareCap(toolSizes, total - excess))
   const names = toolNames(messages)
   const truncations: Truncation[] = []
-  const out = messages.map((m, i): ChatMessage => {
+  const slicer = new Slicer(signal)
+  const out: ChatMessage[] = []
+  for (const [i, m] of messages.entries()) out.push(await shrunk(m, i))
+  return { messages: out, truncations }
+
+  async function shrunk(m: ChatMessage, i: number): Promise<ChatMessage> {
     if (m.role !== "tool" || (sizes[i] ?? 0) <= cap) return m
     const base = withoutTruncationSuffix(m.content)
     const name = m.name ?? names.get(m.tool_call_id) ?? "unknown"
     // When the store already has it, it holds the full output, whose line count we do not redo.
     const stored = store.has(m.tool_call_id)
     if (!stored) store.put(m.tool_call_id, name, base)
-    const cut = truncateToBudget(base, cap, counter, pagingNote(m.tool_call_id, stored ? undefined : base))
+    const total = stored ? undefined : await countLinesSliced(base, slicer)
+    const cut = await truncateToBudget(base, cap, counter, pagingNote(m.tool_call_id, total), slicer)
     if (!cut.cut) return m
     truncations.push({
       tool_call_id: m.tool_call_id,
@@ -62,8 +71,7 @@ export function shrinkToolResults(
       original_token_count: cut.cut.originalTokenCount,
     })
     return { ...m, content: cut.content } satisfies ToolMessage
-  })
-  return { messages: out, truncations }
+  }
 }
 
 /** tool_call_id → tool name, from the assistant messages' calls. */

@@ -3,6 +3,7 @@
  * split the whole text into an array (outputs are up to the spawn cap, 10 MB by default).
  */
 
+import type { Slicer } from "../offloop/yield.ts"
 import type { LineTest } from "./search-pattern.ts"
 
 /** A longer line is clipped in pages and matches; the model sees how much was left out. */
@@ -24,6 +25,18 @@ export function countLines(text: string): number {
   if (text.length === 0) return 0
   let lines = 1
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
+  return text.endsWith("\n") ? lines - 1 : lines
+}
+
+/** `countLines`, a slice at a time: tool output can be the spawn cap's 10 MB. */
+export async function countLinesSliced(text: string, slicer: Slicer): Promise<number> {
+  if (text.length === 0) return 0
+  let lines = 1
+  let n = 0
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    lines++
+    if (++n % 4096 === 0) await slicer.tick()
+  }
   return text.endsWith("\n") ? lines - 1 : lines
 }
 

@@ -1,22 +1,23 @@
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ToolMessage } from "../llm/types.ts"
-import { countLines } from "./output-pager.ts"
+import { Slicer } from "../offloop/yield.ts"
+import { countLines, countLinesSliced } from "./output-pager.ts"
 import type { OutputStore } from "./output-store.ts"
 import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
 import type { Truncation } from "./report.ts"
-import { TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
+import { mayCut, TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
 
 const NOTE_PREFIX = "[Output cut in line "
 
-/** What the model reads where its output stops: how to get the rest. */
-export function pagingNote(toolCallId: string, full?: string): (kept: string) => string {
-  let total: number | undefined
+/**
+ * What the model reads where its output stops: how to get the rest. `total` is the full output's
+ * line count (the same counter as read_tool_output's, so both say one total), when it is known.
+ */
+export function pagingNote(toolCallId: string, total?: number): (kept: string) => string {
   return (kept) => {
     // The line the kept text stops in, where reading on starts: after a kept text ending in a
-    // newline, that is the next line. The same counter as read_tool_output's, so both say one total.
+    // newline, that is the next line.
     const line = kept === "" || kept.endsWith("\n") ? countLines(kept) + 1 : countLines(kept)
-    // Counted only when a cut happens: a pass over up to the spawn cap (10 MB).
-    if (full !== undefined) total ??= countLines(full)
     return (
       `${NOTE_PREFIX}${line}${total === undefined ? "" : ` of ${total}`}. The full output stays available until this request ends: ` +
       `call ${READ_TOOL_OUTPUT} with tool_call_id "${toolCallId}" and start_line ${line} to read on, or with a pattern to search it.]`
@@ -30,15 +31,25 @@ export type CutMessage = { message: ToolMessage; truncation?: Truncation }
  * The `tool` message for a result, cut to `budget` tokens when it is larger. The full text of a cut
  * result goes to `store`, and the message tells the model how to page through it.
  */
-export function capToolMessage(
+export async function capToolMessage(
   message: ToolMessage,
   toolName: string,
   budget: number,
   counter: TokenCounter,
   store: OutputStore,
-): CutMessage {
+  signal?: AbortSignal,
+): Promise<CutMessage> {
   const full = message.content
-  const outcome = truncateToBudget(full, budget, counter, pagingNote(message.tool_call_id, full))
+  const slicer = new Slicer(signal)
+  // Counted only when a cut can happen: a pass over up to the spawn cap (10 MB).
+  const total = mayCut(full, budget) ? await countLinesSliced(full, slicer) : undefined
+  const outcome = await truncateToBudget(
+    full,
+    budget,
+    counter,
+    pagingNote(message.tool_call_id, total),
+    slicer,
+  )
   if (!outcome.cut) return { message }
   store.put(message.tool_call_id, toolName, full)
   return {

@@ -47,8 +47,8 @@ export class ContextWindow {
   }
 
   /** The `tool` message for a result, cut to the per-result budget, and the cut if there was one. */
-  toolMessage(message: ToolMessage, toolName: string): CutMessage {
-    return capToolMessage(message, toolName, this.budget, this.counter, this.store)
+  toolMessage(message: ToolMessage, toolName: string, signal?: AbortSignal): Promise<CutMessage> {
+    return capToolMessage(message, toolName, this.budget, this.counter, this.store, signal)
   }
 
   /**
@@ -101,12 +101,12 @@ export class ContextWindow {
       messages = [...parts.base, ...parts.round]
       // The latest tool round stays verbatim only while it leaves room to work; it is in the summary too.
       if (parts.round.length > 0 && this.tokens(messages, tools) + maxOutputTokens > limit) {
-        messages = this.shrink(messages, tools, limit, truncations)
+        messages = await this.shrink(messages, tools, limit, truncations, signal)
         if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = parts.base
       }
     }
     if (this.tokens(messages, tools) + maxOutputTokens > limit)
-      messages = this.shrink(messages, tools, limit, truncations)
+      messages = await this.shrink(messages, tools, limit, truncations, signal)
     if (compaction) messages = this.cutSummary(messages, tools, compaction.summary, limit)
 
     if (!compaction) return { messages, truncations }
@@ -148,14 +148,15 @@ export class ContextWindow {
   }
 
   /** Fair-share cuts of tool results down to `limit` (output reserve included), added to `cuts`. */
-  private shrink(
+  private async shrink(
     messages: ChatMessage[],
     tools: readonly ToolSchema[],
     limit: number,
     cuts: Truncation[],
-  ): ChatMessage[] {
+    signal: AbortSignal,
+  ): Promise<ChatMessage[]> {
     const excess = this.tokens(messages, tools) + this.model.info.maxOutputTokens - limit
-    const outcome = shrinkToolResults(messages, excess, this.counter, this.store)
+    const outcome = await shrinkToolResults(messages, excess, this.counter, this.store, signal)
     cuts.push(...outcome.truncations)
     return outcome.messages
   }

@@ -6,6 +6,7 @@
  * and skips the merge for every piece seen before (tool output repeats indentation, keys, words).
  */
 import type { Tiktoken } from "js-tiktoken/lite"
+import type { Slicer } from "../offloop/yield.ts"
 
 /** Longer pieces are encoded each time: rare, and they would bloat the memo. */
 const MAX_MEMO_PIECE = 64
@@ -50,6 +51,21 @@ export class PieceCounter {
     return total
   }
 
+  /**
+   * `count`, a slice at a time: the event loop gets a turn between pieces once the slice is used.
+   * Its own regex instance, since other counts run while this one waits.
+   */
+  async countSliced(text: string, slicer: Slicer): Promise<number> {
+    const pattern = new RegExp(this.#pattern.source, "gu")
+    let total = 0
+    let n = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      total += this.countPiece(match[0])
+      if (++n % 64 === 0) await slicer.tick()
+    }
+    return total
+  }
+
   /** The first piece of `text` that does not fit in `budget` tokens, or undefined if all of it fits. */
   cut(text: string, budget: number): Cut | undefined {
     const pattern = this.#pattern
@@ -60,6 +76,21 @@ export class PieceCounter {
       const n = this.countPiece(piece)
       if (used + n > budget) return { start: match.index, piece, room: budget - used }
       used += n
+    }
+    return undefined
+  }
+
+  /** `cut`, a slice at a time (see `countSliced`). */
+  async cutSliced(text: string, budget: number, slicer: Slicer): Promise<Cut | undefined> {
+    const pattern = new RegExp(this.#pattern.source, "gu")
+    let used = 0
+    let n = 0
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const piece = match[0]
+      const count = this.countPiece(piece)
+      if (used + count > budget) return { start: match.index, piece, room: budget - used }
+      used += count
+      if (++n % 64 === 0) await slicer.tick()
     }
     return undefined
   }

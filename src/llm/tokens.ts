@@ -10,7 +10,9 @@
  * message must be a new object (the cache also checks content and tool-call identity).
  */
 import type { Tiktoken } from "js-tiktoken/lite"
-import { isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
+import { Slicer } from "../offloop/yield.ts"
+import { buildEncoder } from "./encoder-build.ts"
+import { type Cut, isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
 import type { ChatMessage, ToolSchema } from "./types.ts"
 
 export type EncodingName = "o200k_base" | "cl100k_base"
@@ -35,6 +37,13 @@ export const IMAGE_TOKENS = 765
 const LOW_DETAIL_IMAGE_TOKENS = 85
 /** Text longer than this many characters per token cannot fit; bounds encoding work. */
 const MAX_CHARS_PER_TOKEN = 8
+/** Characters per token of an estimate: about what o200k_base gives English text and logs. */
+export const ESTIMATE_CHARS_PER_TOKEN = 4
+
+/** Tokens of `chars` characters of text, estimated without tokenizing. */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / ESTIMATE_CHARS_PER_TOKEN)
+}
 
 /** cl100k_base for the gpt-4 / gpt-3.5 generation, o200k_base for everything newer or non-OpenAI. */
 export function encodingForModel(id: string): EncodingName {
@@ -49,7 +58,8 @@ async function loadEncoder(encoding: EncodingName): Promise<{ encoder: Tiktoken;
     encoding === "cl100k_base"
       ? (await import("js-tiktoken/ranks/cl100k_base")).default
       : (await import("js-tiktoken/ranks/o200k_base")).default
-  return { encoder: new Tiktoken(ranks), pattern: ranks.pat_str }
+  // Built in slices: the vocabulary is 200,000 tokens to decode (encoder-build.ts).
+  return { encoder: await buildEncoder(Tiktoken, ranks), pattern: ranks.pat_str }
 }
 
 type MessageCount = { content: number; toolCalls: number; contentRef: unknown; toolCallsRef: unknown }
@@ -98,6 +108,47 @@ export class TokenCounter {
     }
     const n = this.pieces.count(text)
     this.texts.set(text, n)
+    return n
+  }
+
+  /**
+   * Counts the messages not counted yet, so later `tally` calls find them cached, without holding
+   * the event loop: the tokenizer's merge runs at about 1 MB/s of distinct text, and a client's
+   * `conversation_history` of 18 MB held /healthz for 23 s (finding R2). The newest messages are
+   * counted exactly, a slice at a time, up to `exactChars` characters (a window's worth: more
+   * cannot be sent anyway); older ones are estimated from their length. Call it before the loop's
+   * synchronous counting of a history that came from outside.
+   */
+  async prime(messages: readonly ChatMessage[], exactChars: number, signal?: AbortSignal): Promise<void> {
+    const slicer = new Slicer(signal)
+    let exact = exactChars
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i]
+      if (!message || this.isCounted(message)) continue
+      const texts = textsOf(message)
+      const size = texts.reduce((sum, t) => sum + t.length, 0)
+      const counts = new Map<string, number>()
+      if (size <= exact) {
+        exact -= size
+        for (const text of texts) {
+          if (!counts.has(text)) counts.set(text, await this.countTextSliced(text, slicer))
+        }
+      } else {
+        exact = 0
+        for (const text of texts) counts.set(text, estimateTokens(text.length))
+      }
+      this.countParts(message, (text) => counts.get(text) ?? this.countText(text))
+      await slicer.tick()
+    }
+  }
+
+  /** `countText`, a slice at a time (see `prime`). */
+  async countTextSliced(text: string, slicer: Slicer): Promise<number> {
+    if (!text) return 0
+    const cached = TextCounts.accepts(text) ? this.texts.get(text) : undefined
+    if (cached !== undefined) return cached
+    const n = await this.pieces.countSliced(text, slicer)
+    if (TextCounts.accepts(text)) this.texts.set(text, n)
     return n
   }
 
@@ -156,9 +207,19 @@ export class TokenCounter {
    */
   truncateToTokens(text: string, maxTokens: number): string {
     if (maxTokens <= 0) return ""
-    const bounded =
-      text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
-    const cut = this.pieces.cut(bounded, maxTokens)
+    const bounded = boundedFor(text, maxTokens)
+    return this.keep(text, bounded, this.pieces.cut(bounded, maxTokens))
+  }
+
+  /** `truncateToTokens`, a slice at a time: for tool output, which can be megabytes. */
+  async truncateToTokensSliced(text: string, maxTokens: number, slicer: Slicer): Promise<string> {
+    if (maxTokens <= 0) return ""
+    const bounded = boundedFor(text, maxTokens)
+    return this.keep(text, bounded, await this.pieces.cutSliced(bounded, maxTokens, slicer))
+  }
+
+  /** What `truncateToTokens` keeps of `text`, given where its budget ran out in `bounded`. */
+  private keep(text: string, bounded: string, cut: Cut | undefined): string {
     if (!cut) return bounded
     // Whole pieces before the cut are kept as they are; only the piece it falls in is decoded.
     const { start, piece, room } = cut
@@ -173,7 +234,18 @@ export class TokenCounter {
     return text.slice(0, start + end)
   }
 
-  private countParts(message: ChatMessage): MessageCount {
+  private isCounted(message: ChatMessage): boolean {
+    const cached = this.messages.get(message)
+    const toolCallsRef = message.role === "assistant" ? message.tool_calls : undefined
+    return (
+      cached !== undefined && cached.contentRef === message.content && cached.toolCallsRef === toolCallsRef
+    )
+  }
+
+  private countParts(
+    message: ChatMessage,
+    countText: (text: string) => number = (text) => this.countText(text),
+  ): MessageCount {
     const toolCallsRef = message.role === "assistant" ? message.tool_calls : undefined
     const cached = this.messages.get(message)
     if (cached && cached.contentRef === message.content && cached.toolCallsRef === toolCallsRef) {
@@ -182,20 +254,37 @@ export class TokenCounter {
     }
     this.stats.misses++
     let content = MESSAGE_OVERHEAD
-    if (typeof message.content === "string") content += this.countText(message.content)
+    if (typeof message.content === "string") content += countText(message.content)
     else if (Array.isArray(message.content)) {
       for (const part of message.content) {
-        if (part.type === "text") content += this.countText(part.text)
+        if (part.type === "text") content += countText(part.text)
         else content += part.image_url.detail === "low" ? LOW_DETAIL_IMAGE_TOKENS : IMAGE_TOKENS
       }
     }
     let toolCalls = 0
     for (const call of toolCallsRef ?? []) {
-      toolCalls +=
-        TOOL_CALL_OVERHEAD + this.countText(call.function.name) + this.countText(call.function.arguments)
+      toolCalls += TOOL_CALL_OVERHEAD + countText(call.function.name) + countText(call.function.arguments)
     }
     const counted: MessageCount = { content, toolCalls, contentRef: message.content, toolCallsRef }
     this.messages.set(message, counted)
     return counted
   }
+}
+
+/** Only the first maxTokens·8 characters can fit: the rest is never tokenized. */
+function boundedFor(text: string, maxTokens: number): string {
+  return text.length > maxTokens * MAX_CHARS_PER_TOKEN ? text.slice(0, maxTokens * MAX_CHARS_PER_TOKEN) : text
+}
+
+/** The texts of a message that are counted: its content's text parts and its tool calls' names and arguments. */
+function textsOf(message: ChatMessage): string[] {
+  const texts: string[] = []
+  if (typeof message.content === "string") texts.push(message.content)
+  else if (Array.isArray(message.content)) {
+    for (const part of message.content) if (part.type === "text") texts.push(part.text)
+  }
+  if (message.role === "assistant") {
+    for (const call of message.tool_calls ?? []) texts.push(call.function.name, call.function.arguments)
+  }
+  return texts
 }

@@ -1,6 +1,7 @@
-import { compileJsonSchema, SchemaProblem } from "../agent/json-schema.ts"
 import { RequestError } from "../errors.ts"
+import { compileJsonSchema, SchemaProblem } from "../json-schema.ts"
 import type { ResponseFormat } from "../llm/types.ts"
+import { JobTimeout, offLoop } from "../offloop/runner.ts"
 
 export type ResponseFormatInput = {
   type: "json_schema"
@@ -14,8 +15,15 @@ export type ResponseFormatInput = {
 export type StructuredOutput = {
   responseFormat: ResponseFormat
   /** For runAgent: why an answer does not match the schema, or undefined when it does. */
-  validateAnswer: (answer: string) => string | undefined
+  validateAnswer: (answer: string, signal: AbortSignal) => Promise<string | undefined>
 }
+
+/**
+ * The client's `pattern`s run on the model's answer with a backtracking engine (`^(\w+\s?)*$`
+ * takes a second on 41 characters, finding R15), so answers are checked in a worker; one that
+ * cannot be checked within this is refused like one that does not match.
+ */
+const CHECK_DEADLINE_MS = 2_000
 
 /** OpenAI's rule for the format name, which several compatible servers copy. */
 const NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -29,9 +37,9 @@ export function structuredOutput(input: ResponseFormatInput): StructuredOutput {
   if (!NAME.test(name)) {
     throw new RequestError("response_format.json_schema.name must be 1 to 64 letters, digits, _ or -.")
   }
-  let validate: (value: unknown) => string | undefined
+  const schema = input.json_schema.schema
   try {
-    validate = compileJsonSchema(input.json_schema.schema).validate
+    compileJsonSchema(schema)
   } catch (error) {
     if (!(error instanceof SchemaProblem)) throw error
     throw new RequestError(
@@ -41,16 +49,15 @@ export function structuredOutput(input: ResponseFormatInput): StructuredOutput {
   return {
     responseFormat: {
       type: "json_schema",
-      json_schema: { name, strict: true, schema: input.json_schema.schema },
+      json_schema: { name, strict: true, schema },
     },
-    validateAnswer: (answer) => {
-      let value: unknown
+    validateAnswer: async (answer, signal) => {
       try {
-        value = JSON.parse(answer)
-      } catch {
-        return "the answer is not valid JSON"
+        return await offLoop({ kind: "check-answer", schema, answer }, CHECK_DEADLINE_MS, signal)
+      } catch (error) {
+        if (!(error instanceof JobTimeout)) throw error
+        return `the answer could not be checked against the schema within ${CHECK_DEADLINE_MS / 1000} s (a pattern that backtracks?)`
       }
-      return validate(value)
     },
   }
 }

@@ -11,6 +11,7 @@ import { type HeaderGuard, type HeaderGuardOptions, listenWithHeaderGuard } from
 import { isOwnProcessPeer } from "./own-process-peer.ts"
 import { ActiveRuns } from "./runs.ts"
 import { ServerMetrics } from "./telemetry.ts"
+import { warmUpLater } from "./warm-up.ts"
 
 export type StartOptions = {
   host?: string
@@ -102,6 +103,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
   alerts?.start()
+  warmUpLater(runtime)
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   const drainDelayMs = options.drainDelayMs ?? config.server.drainDelay * 1000

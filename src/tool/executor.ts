@@ -1,5 +1,7 @@
 import { AbortError, errorMessage } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { redactOffLoop } from "../offloop/redact.ts"
+import { yieldToLoop } from "../offloop/yield.ts"
 import { redact } from "../redact.ts"
 import type { RequestQuota } from "./containment/request-quota.ts"
 import { duplicateKey } from "./duplicate-keys.ts"
@@ -249,7 +251,7 @@ export class ToolExecutor {
       ...(quota ? { quota } : {}),
     }
     if (signal.aborted) throw new AbortError()
-    return scrub(await prepared.tool.run(prepared.params, context))
+    return await scrub(await prepared.tool.run(prepared.params, context), signal)
   }
 
   /**
@@ -267,11 +269,15 @@ export class ToolExecutor {
 
 /**
  * Redacts secrets from a result once, here, so neither the model nor an API client (events, tool
- * call lists) ever receives them, whatever the tool.
+ * call lists) ever receives them, whatever the tool. Large outputs are redacted off the event loop.
  */
-function scrub(result: StructuredToolResult): StructuredToolResult {
-  if (result.data !== null && result.data !== undefined) result.data = redact(result.dataText())
-  if (result.error) result.error = redact(result.error)
+async function scrub(result: StructuredToolResult, signal: AbortSignal): Promise<StructuredToolResult> {
+  // Results of parallel calls often finish in one tick and would run on as one long chain of
+  // microtasks: a turn for the event loop between them.
+  await yieldToLoop()
+  if (result.data !== null && result.data !== undefined)
+    result.data = await redactOffLoop(result.dataText(), signal)
+  if (result.error) result.error = await redactOffLoop(result.error, signal)
   return result
 }
 

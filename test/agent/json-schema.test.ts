@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { compileJsonSchema, SchemaProblem } from "../../src/agent/json-schema.ts"
+import { compileJsonSchema, SchemaProblem } from "../../src/json-schema.ts"
 
 const valid = (schema: unknown, value: unknown) => compileJsonSchema(schema).validate(value)
 

@@ -65,13 +65,13 @@ async function runCase(sizeMb: number): Promise<void> {
   const withInput = rssMb()
 
   let started = performance.now()
-  const cut = truncateToBudget(output, window.budget, counter)
+  const cut = await truncateToBudget(output, window.budget, counter)
   const cutMs = performance.now() - started
   Bun.gc(true)
   const afterCut = rssMb()
 
   started = performance.now()
-  const { message } = window.toolMessage(
+  const { message } = await window.toolMessage(
     { role: "tool", tool_call_id: "bench", name: "bench", content: output },
     "bench",
   )

@@ -59,7 +59,7 @@ function scriptedModel(info: ModelInfo, rand: () => number): ChatModel {
 
 type Case = { history: ChatMessage[]; latest: ChatMessage; window: ContextWindow; info: ModelInfo }
 
-function generate(seed: number, counter: TokenCounter): Case {
+async function generate(seed: number, counter: TokenCounter): Promise<Case> {
   const rand = prng(seed)
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!
   const info: ModelInfo = {
@@ -105,7 +105,7 @@ function generate(seed: number, counter: TokenCounter): Case {
           content: text(rand, size),
         }
         // Results made in this run are capped; a client-sent history may carry anything.
-        history.push(rand() < 0.5 ? window.toolMessage(raw, call.function.name).message : raw)
+        history.push(rand() < 0.5 ? (await window.toolMessage(raw, call.function.name)).message : raw)
       }
     }
     // The last turn may stop mid tool-calls (the loop is about to call the model again).
@@ -145,7 +145,7 @@ describe("fit: property over random histories", () => {
     let refused = 0
     let cut = 0
     for (let seed = 1; seed <= 300; seed++) {
-      const { history, latest, window, info } = generate(seed, counter)
+      const { history, latest, window, info } = await generate(seed, counter)
       const events: StreamMessage[] = []
       try {
         const gen = window.fit(history, tools, new AbortController().signal)

@@ -9,7 +9,7 @@ import { TokenCounter } from "../../src/llm/tokens.ts"
 const counter = await TokenCounter.forModel("openai/gpt-4o")
 
 describe("counting lines", () => {
-  test("a trailing newline ends the last line; it does not start another", () => {
+  test("a trailing newline ends the last line; it does not start another", async () => {
     expect(countLines("")).toBe(0)
     expect(countLines("a")).toBe(1)
     expect(countLines("a\n")).toBe(1)
@@ -19,10 +19,10 @@ describe("counting lines", () => {
     expect(countLines("a\n\n")).toBe(2)
   })
 
-  test("a cut output's note and read_tool_output give the same total, with a trailing newline", () => {
+  test("a cut output's note and read_tool_output give the same total, with a trailing newline", async () => {
     const full = `${Array.from({ length: 500 }, (_, i) => `row ${i + 1} value ${i * 7}`).join("\n")}\n`
     const store = new OutputStore()
-    const { message } = capToolMessage(
+    const { message } = await capToolMessage(
       { role: "tool", tool_call_id: "call_1", content: full },
       "kubectl_logs",
       300,
@@ -39,8 +39,8 @@ describe("counting lines", () => {
     expect(full.split("\n")[start - 1]?.startsWith(kept.split("\n").at(-1) ?? "")).toBe(true)
   })
 
-  test("a kept text ending at a line boundary reads on from the next line", () => {
-    const note = pagingNote("call_1", "a\nb\nc\n")
+  test("a kept text ending at a line boundary reads on from the next line", async () => {
+    const note = pagingNote("call_1", 3)
     expect(note("a\nb\n")).toContain("cut in line 3 of 3.")
     expect(note("a\nb")).toContain("cut in line 2 of 3.")
     expect(note("")).toContain("cut in line 1 of 3.")

@@ -12,17 +12,17 @@ import type { ChatMessage } from "../../src/llm/types.ts"
 const counter = await TokenCounter.forModel("openai/gpt-4o")
 
 describe("truncateToBudget", () => {
-  test("content within the budget is returned as is", () => {
-    expect(truncateToBudget("short output", 100, counter)).toEqual({ content: "short output" })
+  test("content within the budget is returned as is", async () => {
+    expect(await truncateToBudget("short output", 100, counter)).toEqual({ content: "short output" })
     const words = "ok ".repeat(300)
-    expect(truncateToBudget(words, 400, counter).cut).toBeUndefined()
+    expect((await truncateToBudget(words, 400, counter)).cut).toBeUndefined()
   })
 
-  test("a cut keeps a token-boundary prefix, ends with the marker, fits, and reports kept characters", () => {
+  test("a cut keeps a token-boundary prefix, ends with the marker, fits, and reports kept characters", async () => {
     // Under budget × 8 characters: the original count is exact.
     const text = Array.from({ length: 130 }, (_, i) => `row ${i} value ${i * 7}`).join("\n")
     expect(text.length).toBeLessThan(300 * 8)
-    const out = truncateToBudget(text, 300, counter)
+    const out = await truncateToBudget(text, 300, counter)
     expect(out.cut).toBeDefined()
     expect(out.content.endsWith(`\n${TRUNCATION_MARKER}`)).toBe(true)
     expect(out.content.slice(0, out.cut!.endIndex)).toBe(text.slice(0, out.cut!.endIndex))
@@ -30,35 +30,35 @@ describe("truncateToBudget", () => {
     expect(out.cut!.originalTokenCount).toBe(counter.countText(text))
     // Above it, extrapolated from the kept prefix.
     const long = Array.from({ length: 5000 }, (_, i) => `row ${i} value ${i * 7}`).join("\n")
-    const estimated = truncateToBudget(long, 300, counter).cut!.originalTokenCount
+    const estimated = (await truncateToBudget(long, 300, counter)).cut!.originalTokenCount
     expect(Math.abs(estimated / counter.countText(long) - 1)).toBeLessThan(0.1)
   })
 
-  test("few characters can still be many tokens (CJK): the cheap length check does not let them through", () => {
+  test("few characters can still be many tokens (CJK): the cheap length check does not let them through", async () => {
     const cjk = "日本語のログ出力".repeat(40) // 320 characters, more tokens than a 100-token budget
     expect(counter.countText(cjk)).toBeGreaterThan(100)
-    const out = truncateToBudget(cjk, 100, counter)
+    const out = await truncateToBudget(cjk, 100, counter)
     expect(out.cut).toBeDefined()
     expect(counter.countText(out.content)).toBeLessThanOrEqual(100)
   })
 
-  test("with a large configured budget, a long output that fits is not cut", () => {
+  test("with a large configured budget, a long output that fits is not cut", async () => {
     const text = "word ".repeat(100_000) // 500k characters, ~100k tokens
-    expect(truncateToBudget(text, 200_000, counter).cut).toBeUndefined()
+    expect((await truncateToBudget(text, 200_000, counter)).cut).toBeUndefined()
   })
 
-  test("huge outputs are cut in time bounded by the budget; the original count is an estimate", () => {
+  test("huge outputs are cut in time bounded by the budget; the original count is an estimate", async () => {
     const text = "x".repeat(20_000_000)
     const started = performance.now()
-    const out = truncateToBudget(text, 1000, counter)
+    const out = await truncateToBudget(text, 1000, counter)
     expect(performance.now() - started).toBeLessThan(1000)
     expect(out.cut!.originalTokenCount).toBeGreaterThan(1_000_000)
     expect(counter.countText(out.content)).toBeLessThanOrEqual(1000)
   })
 
-  test("a note goes between the kept text and the marker", () => {
+  test("a note goes between the kept text and the marker", async () => {
     const text = "line\n".repeat(5000)
-    const out = truncateToBudget(text, 200, counter, (kept) => `[cut after ${kept.length}]`)
+    const out = await truncateToBudget(text, 200, counter, (kept) => `[cut after ${kept.length}]`)
     expect(out.content).toEndWith(`\n[cut after ${out.cut!.endIndex}]\n${TRUNCATION_MARKER}`)
     expect(counter.countText(out.content)).toBeLessThanOrEqual(200)
     expect(withoutTruncationSuffix(out.content)).toBe(
@@ -96,7 +96,7 @@ describe("OutputStore", () => {
 })
 
 describe("fair share", () => {
-  test("small items stay whole, large ones share the rest equally", () => {
+  test("small items stay whole, large ones share the rest equally", async () => {
     expect(fairShareCap([100, 100], 1000)).toBe(Number.POSITIVE_INFINITY)
     expect(fairShareCap([100, 5000, 5000], 1100)).toBe(500)
     expect(fairShareCap([300, 300, 300], 600)).toBe(200)
@@ -121,7 +121,7 @@ describe("fair share", () => {
       { role: "tool", tool_call_id: "b", content: big },
     ]
     const before = counter.tally(history).total_tokens
-    const out = shrinkToolResults(history, 3000, counter, store)
+    const out = await shrinkToolResults(history, 3000, counter, store)
     expect(out.messages[3]).toBe(history[3]!)
     expect(String(out.messages[4]!.content)).toEndWith(TRUNCATION_MARKER)
     expect(counter.tally(out.messages).total_tokens).toBeLessThanOrEqual(before - 3000 + 50)
@@ -132,7 +132,7 @@ describe("fair share", () => {
     await store.dispose()
   })
 
-  test("compression ratio has two decimals", () => {
+  test("compression ratio has two decimals", async () => {
     expect(ratioPct(3000, 1000)).toBe(66.67)
     expect(ratioPct(0, 0)).toBe(0)
   })

@@ -113,7 +113,10 @@ export function argumentProblems(validator: Validator, args: unknown): string[] 
 /**
  * The validator of a tool's arguments. It ignores `pattern` and `patternProperties`: their regular
  * expressions come from the server and a crafted one (`^(a+)+$`) can block the event loop for
- * seconds on a short argument. The server checks its own patterns.
+ * seconds on a short argument. `format` only annotates too: the validator checks formats with
+ * regular expressions of its own, and its `url` one is exponential on model-chosen text
+ * (`http://aaaa…!`: 28 s for 20 arguments, finding R1). The server checks its own patterns and
+ * formats.
  */
 export function validatorFor(schema: Record<string, unknown>): Validator {
   const draft = typeof schema.$schema === "string" && schema.$schema.includes("draft-07") ? "7" : "2020-12"
@@ -124,6 +127,7 @@ function withoutPatterns(schema: unknown): unknown {
   if (!isObject(schema)) return schema
   const out: Record<string, unknown> = { ...schema }
   delete out.pattern
+  delete out.format
   if ("patternProperties" in out) {
     delete out.patternProperties
     // Properties the patterns allowed would now count as additional.

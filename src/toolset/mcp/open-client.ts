@@ -14,7 +14,9 @@ import type { Env } from "../../config/env.ts"
 import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import { VERSION } from "../../version.ts"
-import { limitResponse } from "./http-limit.ts"
+import { gated } from "./gated-transport.ts"
+import { dropLongEvents, limitResponse } from "./http-limit.ts"
+import { acceptingValidator } from "./output-validator.ts"
 import type { McpServerSpec } from "./schema.ts"
 import { BunStdioTransport } from "./stdio-transport.ts"
 
@@ -59,16 +61,20 @@ export async function openClient(
     }
   }
   const fetch = withHeaders(spec.headers)
-  if (spec.kind === "sse") return await start(new SSEClientTransport(spec.url, { fetch }), "sse")
+  if (spec.kind === "sse") return await start(gated(new SSEClientTransport(spec.url, { fetch })), "sse")
+  const streamable = withHeaders(spec.headers, true)
   try {
-    return await start(new StreamableHTTPClientTransport(spec.url, { fetch }), "streamable-http")
+    return await start(
+      gated(new StreamableHTTPClientTransport(spec.url, { fetch: streamable })),
+      "streamable-http",
+    )
   } catch (error) {
     if (spec.kind !== "http") throw error
     log.info("mcp server: Streamable HTTP failed, trying the legacy SSE transport", {
       server: server.name,
       reason: hooks.redact(errorMessage(error)),
     })
-    return await start(new SSEClientTransport(spec.url, { fetch }), "sse")
+    return await start(gated(new SSEClientTransport(spec.url, { fetch })), "sse")
   }
 }
 
@@ -77,6 +83,8 @@ async function connect(server: McpServerSpec, transport: Transport, hooks: OpenH
     { name: "dupin", version: VERSION },
     {
       versionNegotiation: { mode: "auto" },
+      // Not the SDK's Ajv: it would run the server's regexes on the event loop (output-validator.ts).
+      jsonSchemaValidator: acceptingValidator,
       listChanged: {
         tools: {
           // A storm of notifications costs one refresh.
@@ -120,12 +128,20 @@ function stdioEnv(env: Env, own: Record<string, string>): Record<string, string>
   return { ...out, ...own }
 }
 
-/** A fetch that adds the configured headers to every request and bounds every response's messages. */
-function withHeaders(headers: Record<string, string>): typeof fetch {
+/**
+ * A fetch that adds the configured headers to every request and bounds every response's messages.
+ * `streamable`: a GET is Streamable HTTP's stream of unsolicited messages (answers come on the
+ * POST's own response), so its events past 64 KiB are dropped unread (finding R12). The legacy SSE
+ * transport answers over its GET stream: there only the size cap holds.
+ */
+function withHeaders(headers: Record<string, string>, streamable = false): typeof fetch {
   const wrapped = (input: string | URL | Request, init?: RequestInit) => {
     const merged = new Headers(init?.headers)
     for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value)
-    return fetch(input, { ...init, headers: merged }).then((response) => limitResponse(response))
+    const unsolicited = streamable && (init?.method ?? "GET").toUpperCase() === "GET"
+    return fetch(input, { ...init, headers: merged }).then((response) =>
+      unsolicited ? limitResponse(dropLongEvents(response)) : limitResponse(response),
+    )
   }
   return wrapped as typeof fetch
 }

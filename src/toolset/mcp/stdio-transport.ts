@@ -8,9 +8,11 @@
 import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/client"
 import type { Subprocess } from "bun"
 import { log } from "../../log.ts"
+import { JobTimeout, offLoop } from "../../offloop/runner.ts"
 import { currentContainment } from "../../tool/containment/index.ts"
 import { openSandbox, type SandboxRun } from "../../tool/containment/sandbox.ts"
 import { forgetChild, trackChild } from "./children.ts"
+import { INLINE_LINE_BYTES, InboundGate } from "./inbound-gate.ts"
 import { MessageLines } from "./stdio-lines.ts"
 
 /** Bytes of one message the client reads before it gives up on the server (bounded memory). */
@@ -18,6 +20,8 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 /** Bytes of the server's stderr kept for error messages. */
 const STDERR_TAIL_BYTES = 2048
 const KILL_GRACE_MS = 2000
+/** Parsing a long line off the loop takes well under a second per 32 MiB; past this it is dropped. */
+const PARSE_DEADLINE_MS = 10_000
 
 export type StdioOptions = {
   command: string
@@ -34,7 +38,10 @@ export class BunStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void
   #proc: Subprocess<"pipe", "pipe", "pipe"> | undefined
   #sandbox: SandboxRun | undefined
-  #lines = new MessageLines(MAX_MESSAGE_BYTES)
+  #gate = new InboundGate()
+  #lines = new MessageLines(MAX_MESSAGE_BYTES, INLINE_LINE_BYTES, () => this.#gate.awaiting)
+  /** Aborted when the transport ends: a long line still being parsed is given up. */
+  #stop = new AbortController()
   #stderr = ""
   #closed = false
 
@@ -86,6 +93,7 @@ export class BunStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const proc = this.#proc
     if (!proc || this.#closed) throw new Error("the MCP server is not running")
+    this.#gate.sent(message)
     proc.stdin.write(serializeMessage(message))
     await proc.stdin.flush()
   }
@@ -109,9 +117,18 @@ export class BunStdioTransport implements Transport {
     try {
       for await (const chunk of stream) {
         const skipped = this.#lines.skipped
-        for (const message of this.#lines.push(chunk)) this.onmessage?.(message)
+        const dropped = this.#gate.dropped + this.#lines.dropped
+        for (const line of this.#lines.push(chunk)) {
+          // Awaited: the server's next lines wait (in its pipe) while a long one is parsed.
+          const message = line.kind === "message" ? line.message : await this.#parseLong(line.bytes)
+          if (message && this.#gate.admit(message)) this.onmessage?.(message)
+        }
         if (skipped === 0 && this.#lines.skipped > 0)
           log.warn("mcp server: stdout lines that are not JSON-RPC messages are skipped", {
+            command: this.options.command,
+          })
+        if (dropped === 0 && this.#gate.dropped + this.#lines.dropped > 0)
+          log.warn("mcp server: unsolicited messages past the size or rate bound are dropped", {
             command: this.options.command,
           })
       }
@@ -120,6 +137,24 @@ export class BunStdioTransport implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)))
       this.#lines.clear()
       if (this.#proc) killGroup(this.#proc.pid, "SIGKILL")
+    }
+  }
+
+  /** A long line: dropped unread unless we wait for a response, then parsed in a worker. */
+  async #parseLong(bytes: Uint8Array): Promise<JSONRPCMessage | undefined> {
+    if (!this.#gate.awaiting) {
+      this.#gate.drop()
+      return undefined
+    }
+    try {
+      const response = await offLoop({ kind: "parse-response", bytes }, PARSE_DEADLINE_MS, this.#stop.signal)
+      if (!response) this.#gate.drop()
+      return response as JSONRPCMessage | undefined
+    } catch (error) {
+      if (this.#stop.signal.aborted) return undefined
+      if (!(error instanceof JobTimeout)) throw error
+      this.#gate.drop()
+      return undefined
     }
   }
 
@@ -137,6 +172,7 @@ export class BunStdioTransport implements Transport {
   #ended(): void {
     if (this.#closed) return
     this.#closed = true
+    this.#stop.abort()
     const proc = this.#proc
     if (proc) {
       // Whatever the server started must not outlive it.

@@ -3,7 +3,9 @@
  * answer matches one. Accepted is the subset providers take for strict structured outputs: type
  * (one or a list), properties, required, additionalProperties, items, enum, const, anyOf,
  * nullable, $ref into $defs/definitions, and the common string/number/array bounds; `format` is
- * checked for the formats the validator knows and otherwise only annotates. A schema using
+ * checked for the formats the validator knows except `url` (its regex is exponential on
+ * `http://aaaa…!`), and otherwise only annotates. Answers are checked in a worker with a deadline
+ * (server/response-format.ts): `pattern` runs a backtracking engine. A schema using
  * anything else is refused when compiled, so an answer is never accepted by a validator that
  * silently ignored part of the schema. Matching is done by `@cfworker/json-schema` (draft
  * 2020-12, interpreted, no code generation: it runs in the compiled binary).
@@ -146,7 +148,8 @@ function valueAt(root: unknown, location: string): unknown {
 
 /**
  * The schema in standard JSON Schema: OpenAPI's `nullable: true` (which the validator does not
- * know) becomes null added to each keyword of the node that could refuse it. `$id` is dropped:
+ * know) becomes null added to each keyword of the node that could refuse it. `format: "url"` is
+ * dropped (not a standard format; the validator's regex for it backtracks exponentially). `$id` is dropped:
  * dupin resolves every `$ref` against the root (`check`), while the validator would resolve one
  * under a nested `$id` against that id and throw at the answer.
  */
@@ -155,7 +158,7 @@ function standardSchema(node: unknown): unknown {
   if (!isObject(node)) return node
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
-    if (key === "$id") continue
+    if (key === "$id" || (key === "format" && value === "url")) continue
     out[key] =
       key === "enum" || key === "const" || key === "default" || key === "examples"
         ? value

@@ -1,0 +1,64 @@
+/**
+ * Work that runs off the event loop (worker.ts), as plain functions of plain data so the same code
+ * runs in the worker and, where a worker cannot start, on the main thread. Each job's size or
+ * shape is chosen by someone outside dupin: a tool's output, a client's schema, a model's answer.
+ */
+import { compileJsonSchema } from "../json-schema.ts"
+import { redact } from "../redact.ts"
+
+export type Job =
+  /** Tool output to redact (several results of one step travel together). */
+  | { kind: "redact"; texts: string[] }
+  /** A model's answer against a client's `response_format` schema (already accepted once). */
+  | { kind: "check-answer"; schema: Record<string, unknown>; answer: string }
+  /** A long line from an MCP server: kept only if it is a JSON-RPC response. */
+  | { kind: "parse-response"; bytes: Uint8Array }
+
+/** A JSON-RPC response as parsed, its shape checked (the SDK validates the result itself). */
+export type RpcResponse = { jsonrpc: "2.0"; id: string | number } & ({ result: unknown } | { error: unknown })
+
+export type JobResult<J extends Job> = J extends { kind: "redact" }
+  ? string[]
+  : J extends { kind: "parse-response" }
+    ? RpcResponse | undefined
+    : string | undefined
+
+export type Value = string[] | string | RpcResponse | undefined
+export type Reply = { ok: true; value: Value } | { ok: false; message: string }
+
+export function runJob(job: Job): Value {
+  switch (job.kind) {
+    case "redact":
+      return job.texts.map(redact)
+    case "check-answer":
+      return checkAnswer(job.schema, job.answer)
+    case "parse-response":
+      return parseResponse(job.bytes)
+  }
+}
+
+/** The line as a JSON-RPC response, or undefined (not JSON, or a notification or request). */
+export function parseResponse(bytes: Uint8Array): RpcResponse | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes))
+  } catch {
+    return undefined
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
+  const m = value as Record<string, unknown>
+  if (m.jsonrpc !== "2.0" || "method" in m) return undefined
+  if (typeof m.id !== "string" && typeof m.id !== "number") return undefined
+  return "result" in m || "error" in m ? (m as RpcResponse) : undefined
+}
+
+/** Why `answer` does not match `schema`, or undefined when it does. */
+export function checkAnswer(schema: Record<string, unknown>, answer: string): string | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(answer)
+  } catch {
+    return "the answer is not valid JSON"
+  }
+  return compileJsonSchema(schema).validate(value)
+}

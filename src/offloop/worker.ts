@@ -1,0 +1,17 @@
+/**
+ * Worker entry of the off-loop jobs (jobs.ts). build.ts lists this file as an entry point so the
+ * compiled binary contains it; runner.ts starts it by that path.
+ */
+import { type Job, type Reply, runJob } from "./jobs.ts"
+
+declare const self: Worker
+
+self.onmessage = (event: MessageEvent<Job>) => {
+  let reply: Reply
+  try {
+    reply = { ok: true, value: runJob(event.data) }
+  } catch (error) {
+    reply = { ok: false, message: error instanceof Error ? error.message : String(error) }
+  }
+  self.postMessage(reply)
+}
