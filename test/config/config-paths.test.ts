@@ -33,7 +33,15 @@ describe("paths in a config file", () => {
     const config = Config.loadFromFile(path, { env: { HOME: home } })
     expect(config.customToolsets).toEqual([join(home, "toolsets", "team.yaml"), join(dir, "local.yaml")])
     expect(config.runbooks).toEqual([join(dir, "runbooks")])
-    expect(config.security.hiddenPaths).toEqual([path, join(dir, "secrets.env"), join(home, ".kube")])
+    // Hidden from tools: the config file, the custom toolset files it names (finding R17), then
+    // its own hidden_paths, all resolved the same way.
+    expect(config.security.hiddenPaths).toEqual([
+      path,
+      join(home, "toolsets", "team.yaml"),
+      join(dir, "local.yaml"),
+      join(dir, "secrets.env"),
+      join(home, ".kube"),
+    ])
     const names = createRuntime(config).executor.toolsets.map((t) => t.name)
     expect(names).toContain("team/tools")
     expect(names).toContain("local/tools")
