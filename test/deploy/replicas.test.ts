@@ -1,6 +1,6 @@
 /**
  * Three `dupin serve` replicas behind a real HAProxy (Debian's package) on loopback, round robin,
- * health-checked on `/readyz` every 200 ms (fall 2), as a Kubernetes Service or an ingress would.
+ * health-checked on `/readyz` every 200 ms (fall 3, 5 s check timeout), as a Kubernetes Service or an ingress would.
  * Chat needs no shared state: the client holds the history and approvals are signed with the
  * secret every replica shares, so a conversation paused on one replica resumes on any other, and
  * a rolling restart (lame duck first: CONTRACT §5 `server.drain_delay`) loses nothing.
@@ -84,7 +84,7 @@ custom_toolsets: [${join(dir, "toolsets.yaml")}]
 server:
   auth_token: ${TOKEN}
   approval_secret: shared-by-every-replica
-  drain_delay: 1
+  drain_delay: 5
 `,
   )
   for (const name of NAMES) ports.set(name, await freePort())
@@ -99,7 +99,7 @@ defaults
   timeout connect 2s
   timeout client 60s
   timeout server 60s
-  timeout check 2s
+  timeout check 5s
   retries 2
   option redispatch
 frontend api
@@ -109,7 +109,8 @@ backend dupin
   balance roundrobin
   option httpchk GET /readyz
   http-check expect status 200
-  default-server inter 200ms fall 2 rise 1
+  # Every 200 ms; 3 misses: a replica busy with the 300-conversation burst answers probes late.
+  default-server inter 200ms fall 3 rise 1
   # The test names the replica a resume should land on; a replica that is down is skipped.
 ${NAMES.map((n) => `  use-server ${n} if { req.hdr(x-replica) -m str ${n} }`).join("\n")}
   http-response set-header X-Replica %s
