@@ -1,21 +1,23 @@
 /**
  * 100 clients hang up mid-stream while their tools run (`sleep 5` in a YAML toolset). Afterwards no
- * tool process of the server is left (children by ppid, and every tool's process group), and the
- * server's memory is back near idle.
+ * tool process is left (found by a tag in their argv: under containment the sandbox helper starts
+ * them, not the server; and every tool's process group), and the server's memory is back near idle.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mib, sampleProc } from "../bench/support/proc.ts"
-import { liveChildren, liveInGroup } from "../support/live-processes.ts"
+import { liveByArgv, liveInGroup } from "../support/live-processes.ts"
 import { withinDeadline } from "./deadline.ts"
 import { callThenAnswer, type ServedDupin, serveDupin, streamUntil } from "./server.ts"
 
 const CLIENTS = process.env.DUPIN_SOAK === "1" ? 400 : 100
+/** The nap length, tagged so the test finds its own tool processes. */
+const NAP = "5.0139"
 
 let served: ServedDupin
 beforeAll(async () => {
   // Every client's tool must be running when they hang up: room for all of them at once.
   served = await serveDupin(
-    callThenAnswer("nap", { seconds: "5" }),
+    callThenAnswer("nap", { seconds: NAP }),
     `security: { max_concurrent_tool_processes: ${CLIENTS} }\n`,
   )
 })
@@ -23,12 +25,12 @@ afterAll(async () => {
   await served.stop()
 })
 
-async function settledChildren(pid: number, ms: number): Promise<string[]> {
+async function settledNaps(ms: number): Promise<number[]> {
   const deadline = performance.now() + ms
-  let live = liveChildren(pid)
+  let live = liveByArgv(`sleep ${NAP}`)
   while (live.length > 0 && performance.now() < deadline) {
     await Bun.sleep(100)
-    live = liveChildren(pid)
+    live = liveByArgv(`sleep ${NAP}`)
   }
   return live
 }
@@ -54,14 +56,14 @@ test(`${CLIENTS} clients disconnecting while tools run leave no process behind`,
   const deadline = performance.now() + 5_000
   while (groups.length < CLIENTS && performance.now() < deadline) {
     await Bun.sleep(50)
-    groups = liveChildren(pid).map((l) => Number(l.split(/\s+/)[0]))
+    groups = liveByArgv(`sleep ${NAP}`)
   }
   expect(groups.length).toBe(CLIENTS)
   const peakMiB = mib(sampleProc(pid).rssKb)
 
   for (const a of aborts) a.abort()
   // Abort → SIGTERM to each group; KILL_GRACE 2 s before SIGKILL. 4 s is long before `sleep 5` ends.
-  expect(await settledChildren(pid, 4_000)).toEqual([])
+  expect(await settledNaps(4_000)).toEqual([])
   expect(groups.flatMap((g) => liveInGroup(g))).toEqual([])
 
   await Bun.sleep(1_000)

@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test"
 import { startServerProcess, waitForOk } from "../bench/support/processes.ts"
 import { serveArgv, writeServeConfig } from "../bench/support/server-config.ts"
 import { type FakeProvider, type RecordedRequest, startFakeProvider } from "../support/fake-provider.ts"
-import { liveChildren, liveInGroup } from "../support/live-processes.ts"
+import { liveByArgv, liveChildren, liveInGroup } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
 import { withinDeadline } from "./deadline.ts"
 import { callThenAnswer } from "./server.ts"
@@ -62,11 +62,7 @@ function openStream(url: string, started: () => void): Promise<string[]> {
  * started by the sandbox helper, not by serve. The seconds carry a tag no other process uses.
  */
 function naps(seconds: string): number[] {
-  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="]).stdout.toString()
-  return ps
-    .split("\n")
-    .filter((l) => l.endsWith(`sleep ${seconds}`) && !/^\s*\d+\s+Z/.test(l))
-    .map((l) => Number(l.trim().split(/\s+/)[0]))
+  return liveByArgv(`sleep ${seconds}`)
 }
 
 /** serve's children: the sandbox helpers (and, uncontained, the tools themselves). */

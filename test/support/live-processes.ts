@@ -20,3 +20,16 @@ export function liveInGroup(pgid: number): string[] {
 export function liveChildren(pid: number): string[] {
   return live(["--ppid", String(pid)])
 }
+
+/**
+ * Live processes whose command line ends with `argvTail`, wherever they run: under containment a
+ * tool is started by the sandbox helper, not by the server, so tests find their own tool processes
+ * by a tag in the argv that no other process uses.
+ */
+export function liveByArgv(argvTail: string): number[] {
+  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="]).stdout.toString()
+  return ps
+    .split("\n")
+    .filter((l) => l.endsWith(argvTail) && !/^\s*\d+\s+Z/.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0]))
+}
