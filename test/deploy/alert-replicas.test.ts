@@ -1,0 +1,149 @@
+/**
+ * Three `dupin serve` processes sharing one PostgreSQL store (a real server), as the Kubernetes
+ * alerts overlay runs them: every alert is posted to all three replicas (as an Alertmanager cluster
+ * does) and each is investigated exactly once; `kill -9` of the replica running an investigation
+ * hands it to another one when its lease expires (30 s), and nothing accepted is lost.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { alertmanagerBody } from "../alerts/support.ts"
+import { type ServerProcess, startServerProcess, waitForOk } from "../bench/support/processes.ts"
+import {
+  type FakeProvider,
+  type FakeStep,
+  type RecordedRequest,
+  startFakeProvider,
+} from "../support/fake-provider.ts"
+import { postgresForThisFile } from "../support/postgres.ts"
+import { waitFor } from "../support/wait.ts"
+
+const TOKEN = "alert-replicas-token"
+const pg = postgresForThisFile()
+let dir: string
+const replicas: Array<{ name: string; server: ServerProcess; fake: FakeProvider }> = []
+/** Which replica's model was asked about each fingerprint, in order. */
+const asked = new Map<string, string[]>()
+let victimAsked: ((name: string) => void) | undefined
+
+function model(name: string) {
+  return (request: RecordedRequest): FakeStep => {
+    const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string }>
+    const fingerprint = /Fingerprint: (\S+)/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1]
+    if (!fingerprint) return { content: "nothing to do" }
+    const before = asked.get(fingerprint) ?? []
+    asked.set(fingerprint, [...before, name])
+    // The first replica asked about the victim never gets an answer: it is killed meanwhile.
+    if (fingerprint === "victim" && before.length === 0) {
+      victimAsked?.(name)
+      return { hang: true }
+    }
+    return { content: `investigated ${fingerprint} on ${name}` }
+  }
+}
+
+beforeAll(async () => {
+  const url = await pg.database("replicas")
+  dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-alert-replicas-"))
+  for (const name of ["r1", "r2", "r3"]) {
+    const fake = await startFakeProvider()
+    fake.script(...Array.from({ length: 200 }, () => model(name)))
+    const configPath = join(dir, `${name}.yaml`)
+    writeFileSync(
+      configPath,
+      `model: openai/gpt-4o
+api_key: test-key
+api_base: ${fake.url}
+server:
+  auth_token: ${TOKEN}
+alerts:
+  enabled: true
+  max_concurrent: 2
+store:
+  url: ${url}
+`,
+    )
+    const server = await startServerProcess([
+      "bun",
+      "src/main.ts",
+      "serve",
+      "--config",
+      configPath,
+      "--port",
+      "0",
+    ])
+    await waitForOk(`${server.url}/readyz`)
+    replicas.push({ name, server, fake })
+  }
+}, 120_000)
+
+afterAll(async () => {
+  for (const r of replicas) {
+    await r.server.stop("SIGKILL")
+    await r.fake.stop()
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }
+
+test("alerts posted to all three replicas are each investigated once; kill -9 of the one running an investigation hands it to another", async () => {
+  const killed = new Promise<string>((resolve) => {
+    victimAsked = resolve
+  })
+  const fingerprints = ["victim", ...Array.from({ length: 20 }, (_, i) => `fp${i}`)]
+  const body = alertmanagerBody(fingerprints.map((fingerprint) => ({ fingerprint })))
+  // Every replica receives every alert, at once.
+  const answers = await Promise.all(
+    replicas.map((r) =>
+      fetch(`${r.server.url}/api/alerts/alertmanager`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      }),
+    ),
+  )
+  expect(answers.map((a) => a.status)).toEqual([202, 202, 202])
+
+  const running = await killed
+  const victim = replicas.find((r) => r.name === running)
+  victim?.server.proc.kill("SIGKILL")
+  await victim?.server.proc.exited
+  const survivor = replicas.find((r) => r.name !== running)
+  if (!survivor) throw new Error("no replica left")
+
+  type Listing = { investigations: Array<{ id: string; fingerprint: string; status: string }> }
+  const done = await waitFor(
+    async () => {
+      const res = await fetch(`${survivor.server.url}/api/investigations?status=done&limit=100`, { headers })
+      const list = (await res.json()) as Listing
+      return list.investigations.length === fingerprints.length ? list.investigations : undefined
+    },
+    {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+      what: "every investigation done, the orphaned one after its lease",
+    },
+  )
+  expect(done.map((i) => i.fingerprint).sort()).toEqual([...fingerprints].sort())
+  // Exactly once each; the victim twice: on the killed replica, then on another one.
+  for (const fingerprint of fingerprints.filter((f) => f !== "victim")) {
+    expect(asked.get(fingerprint), fingerprint).toHaveLength(1)
+  }
+  const victimRuns = asked.get("victim") ?? []
+  expect(victimRuns).toHaveLength(2)
+  expect(victimRuns[1]).not.toBe(running)
+  const record = (await (
+    await fetch(
+      `${survivor.server.url}/api/investigations/${done.find((i) => i.fingerprint === "victim")?.id}`,
+      {
+        headers,
+      },
+    )
+  ).json()) as { analysis: string; attempts: number }
+  expect(record.analysis).toBe(`investigated victim on ${victimRuns[1]}`)
+  expect(record.attempts).toBe(2)
+  // More than one replica took part: the queue is shared.
+  expect(new Set([...asked.values()].flat()).size).toBeGreaterThan(1)
+}, 150_000)
