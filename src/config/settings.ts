@@ -133,7 +133,8 @@ export function serverSettings(raw: RawServer = {}, env: Env, where?: string): S
     approvalTtl: raw.approval_ttl ?? 3600,
     maxBodyBytes: raw.max_body_bytes ?? 20_000_000,
     headerTimeout: raw.header_timeout,
-    drainDelay: raw.drain_delay ?? 5,
+    drainDelay:
+      parseNumber(env.SVC_DRAIN_DELAY, "SVC_DRAIN_DELAY", { min: 0, max: 600 }) ?? raw.drain_delay ?? 5,
     console: raw.console ?? true,
     publicUrl: raw.public_url?.replace(/\/+$/, "") || undefined,
   }

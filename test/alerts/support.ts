@@ -59,6 +59,10 @@ export async function startAlertHarness(
     apiBase: fake.url,
     apiKey: "test",
     customToolsets: [toolsetFile],
+    // The tests prove a tool ran (or did not) by the marker file it writes outside its temp dir:
+    // uncontained, as a library Config is contained by default (its read-only view would make
+    // "the refused restart wrote nothing" true whatever the refusal did).
+    security: { containment: "off" },
     ...init,
     alerts: { enabled: true, ...init.alerts },
     store: init.store ?? { path: join(dir, "dupin.db") },

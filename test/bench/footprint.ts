@@ -27,7 +27,7 @@ async function coldStart(argv: string[], paths: string[], env: Record<string, st
   const port = await freePort()
   const started = performance.now()
   const proc = Bun.spawn([...argv, ...(argv[0] === BINARY ? ["--port", String(port)] : [])], {
-    env: { ...env, PORT: String(port) },
+    env: { ...env, PORT: String(port), SVC_DRAIN_DELAY: "0" },
     stdout: "ignore",
     stderr: "ignore",
   })

@@ -13,7 +13,10 @@ function expectOneLine(result: { stdout: string; stderr: string }, pattern: RegE
 
 describe("usage and config errors exit 2 with one line naming what to fix", () => {
   test.each([
-    [["frobnicate"], /unknown command "frobnicate"\. Commands: ask, serve, eval, investigate, toolsets, models, init, version/],
+    [
+      ["frobnicate"],
+      /unknown command "frobnicate"\. Commands: ask, serve, eval, investigate, toolsets, models, init, version/,
+    ],
     [["ask", "q", "--bogus"], /unknown option --bogus for dupin ask \(see: dupin ask --help\)/],
     [["serve", "--port", "http"], /--port must be an integer from 0 to 65535, not "http"/],
     [["ask", "q", "--max-steps", "0"], /--max-steps must be an integer/],

@@ -41,15 +41,19 @@ async function freePort(): Promise<number> {
 }
 
 async function startReplica(name: Name): Promise<void> {
-  const server = await startServerProcess([
-    "bun",
-    "src/main.ts",
-    "serve",
-    "--config",
-    join(dir, "config.yaml"),
-    "--port",
-    String(ports.get(name)),
-  ])
+  const server = await startServerProcess(
+    [
+      "bun",
+      "src/main.ts",
+      "serve",
+      "--config",
+      join(dir, "config.yaml"),
+      "--port",
+      String(ports.get(name)),
+      // The default lame duck; the test helper turns it off for servers no balancer watches.
+    ],
+    { SVC_DRAIN_DELAY: "5" },
+  )
   replicas.set(name, server)
   await waitForOk(`${server.url}/readyz`)
 }

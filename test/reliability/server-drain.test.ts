@@ -91,6 +91,7 @@ for (const headerTimeout of [10, 0]) {
       ["bun", "test/reliability/serve-with-grace.ts", files.configPath],
       {
         GRACE_MS: "8000",
+        SVC_DRAIN_DELAY: "1.5",
       },
     )
     const port = Number(new URL(server.url).port)

@@ -79,7 +79,8 @@ export async function serve(
   const started = performance.now()
   const proc = Bun.spawn([iso.binary, "serve", "--port", "0", ...args], {
     cwd: iso.dir,
-    env: { ...iso.env, SVC_LOG_LEVEL: "INFO" },
+    // A short lame duck: the smoke run's SIGTERM goes through it without waiting the default 5 s.
+    env: { ...iso.env, SVC_LOG_LEVEL: "INFO", SVC_DRAIN_DELAY: "0.5" },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -266,7 +266,12 @@ describe("the CLI shows and applies the configured containment", () => {
     const file = join(dir, "serve-off.yaml")
     writeFileSync(file, "security:\n  containment: off\n")
     const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", "--config", file], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, SVC_LOG_LEVEL: "INFO" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: dir,
+        SVC_LOG_LEVEL: "INFO",
+        SVC_DRAIN_DELAY: "0",
+      },
       cwd: dir,
       stderr: "pipe",
     })
@@ -290,7 +295,8 @@ describe("the CLI shows and applies the configured containment", () => {
     expect((info.containment as { warnings: string[] }).warnings.join(" ")).toContain(
       "security.containment is off",
     )
-  })
+    // A start, an /api/info and a drain (the listener stays open 2 s after SIGTERM) on a busy runner.
+  }, 30_000)
 
   test("an unknown containment mode is a config error naming the key", () => {
     const bad = toolsets("security:\n  containment: maybe\n")

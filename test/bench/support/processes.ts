@@ -86,6 +86,9 @@ export async function startServerProcess(
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? "/tmp",
       TMPDIR: tmpdir(),
+      // No balancer watches a test's server: SIGTERM needs no lame duck (the drain and replica
+      // tests set their own).
+      SVC_DRAIN_DELAY: "0",
       ...env,
     },
   })
