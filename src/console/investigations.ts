@@ -15,6 +15,8 @@ import type { ToolEntry } from "./types.ts"
 
 /** How often a list or record with work still queued or running is fetched again. */
 const POLL_MS = 1500
+/** A sink's attempts before it gives up (docs/alerts.md, Sinks). */
+const DELIVERY_ATTEMPTS = 5
 const STATUSES = ["queued", "running", "done", "failed"] as const
 
 type Summary = {
@@ -67,27 +69,39 @@ export function Investigations({ onUnauthorized }: Props) {
   }
 
   useEffect(() => {
+    let current = true
     const load = () =>
       listInvestigations(filter).then((body) => {
+        if (!current) return
         setFailure(undefined)
         const items = (body as { investigations?: unknown }).investigations
         setList(Array.isArray(items) ? (items as Summary[]) : [])
       }, fail(load))
     load()
+    // A slower answer for the previous filter must not replace this one's.
+    return () => {
+      current = false
+    }
   }, [filter, tick])
 
   useEffect(() => {
     if (!selected) return
+    let current = true
     const load = () =>
       getInvestigation(selected).then((body) => {
+        if (!current) return
         setFailure(undefined)
         setRecord(body as Record_)
       }, fail(load))
     load()
+    return () => {
+      current = false
+    }
   }, [selected, tick])
 
-  // Poll while anything shown is still queued or running.
-  const polling = (list ?? []).some((i) => active(i.status)) || active(record?.status)
+  // Poll while anything shown is still queued or running, or a delivery is still being retried.
+  const retrying = record?.deliveries.some((d) => !d.ok && d.attempts < DELIVERY_ATTEMPTS) === true
+  const polling = (list ?? []).some((i) => active(i.status)) || active(record?.status) || retrying
   useEffect(() => {
     if (!polling) return
     const timer = setInterval(() => setTick((t) => t + 1), POLL_MS)

@@ -10,8 +10,10 @@ import { fileFixture } from "../support/console-fixture.ts"
 import { waitFor } from "../support/wait.ts"
 
 const { suite, fixture } = fileFixture({
-  configYaml: (dir) =>
-    `alerts: { enabled: true, max_concurrent: 1 }\nstore: { path: ${JSON.stringify(`${dir}/dupin.db`)} }`,
+  // The sink is a path the fake provider does not serve: each delivery fails with a 404 and is retried.
+  configYaml: (dir, providerUrl) =>
+    `alerts:\n  enabled: true\n  max_concurrent: 1\n  sinks: [{ type: webhook, url: ${JSON.stringify(`${providerUrl}/hook`)} }]\n` +
+    `store: { path: ${JSON.stringify(`${dir}/dupin.db`)} }`,
 })
 
 const PAYLOAD = `<img src=x onerror="window.__xss='annotation'"><script>window.__xss='script'</script>`
@@ -74,5 +76,42 @@ suite("investigations in the console", () => {
     // Back to the chat.
     await page.getByRole("button", { name: "Chat" }).click()
     await page.getByRole("textbox", { name: "Question" }).waitFor()
+  }, 90_000)
+
+  test("a failed investigation shows its error; a finished one shows its deliveries", async () => {
+    const c = fixture()
+    c.fake.script({
+      status: 400,
+      body: { error: { message: "model refused: bad request", type: "invalid" } },
+    })
+    const page = await c.open()
+    const res = await fetch(`${c.url}/api/alerts/alertmanager`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(
+        alertmanagerBody([
+          { fingerprint: "fp-fail", labels: { alertname: "PodCrashLooping", severity: "warning" } },
+        ]),
+      ),
+    })
+    expect(res.status).toBe(202)
+    await page.getByRole("button", { name: "Investigations" }).click()
+    const list = page.getByRole("region", { name: "Investigations" })
+    const failed = list.getByRole("button", { name: /PodCrashLooping/ })
+    await waitFor(async () => (await failed.textContent())?.includes("failed") === true, {
+      timeoutMs: 45_000,
+      what: "the list to show the investigation failed",
+    })
+    // Newest first.
+    expect(await list.getByRole("listitem").first().textContent()).toContain("PodCrashLooping")
+    await failed.click()
+    const detail = page.getByRole("region", { name: "Investigation detail" })
+    await detail.getByRole("alert").waitFor()
+    expect(await detail.getByRole("alert").textContent()).toContain("Failed")
+
+    await list.getByRole("button", { name: /DiskFull/ }).click()
+    await waitFor(async () => (await detail.textContent())?.includes("Deliveries") === true)
+    expect(await detail.textContent()).toContain("not delivered")
+    expect(await detail.textContent()).toContain("HTTP 404")
   }, 90_000)
 })
