@@ -48,3 +48,31 @@ export async function* chat(body: Record<string, unknown>, signal: AbortSignal):
   }
   yield* readSse(res.body)
 }
+
+/** `GET /api/investigations` answered 404: this server does not run alert investigations. */
+export class AlertsDisabled extends Error {}
+
+/** The list, newest first (CONTRACT §10): summaries, no history or tool output. */
+export async function listInvestigations(status: string): Promise<unknown> {
+  return await getJson(
+    `/api/investigations?limit=100${status ? `&status=${encodeURIComponent(status)}` : ""}`,
+    true,
+  )
+}
+
+/** One investigation's full record. */
+export async function getInvestigation(id: string): Promise<unknown> {
+  return await getJson(`/api/investigations/${encodeURIComponent(id)}`, false)
+}
+
+async function getJson(path: string, isList: boolean): Promise<unknown> {
+  const res = await fetch(path, { headers: headers() })
+  if (res.status === 401) throw new Unauthorized()
+  // Without `alerts.enabled` the route does not exist; a missing record is a 404 with a detail.
+  if (res.status === 404 && isList) throw new AlertsDisabled()
+  if (!res.ok) {
+    const detail = (await res.json().catch(() => ({}))) as { detail?: string }
+    throw new Error(detail.detail ?? `HTTP ${res.status}`)
+  }
+  return await res.json()
+}

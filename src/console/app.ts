@@ -5,7 +5,8 @@ import { Composer } from "./composer.ts"
 import { ContextMeter } from "./context-meter.ts"
 import { conversationMarkdown } from "./export-markdown.ts"
 import { html } from "./html.ts"
-import { Sidebar } from "./sidebar.ts"
+import { Investigations } from "./investigations.ts"
+import { Sidebar, type View } from "./sidebar.ts"
 import {
   loadConversations,
   loadCurrentId,
@@ -41,6 +42,7 @@ export function App() {
   const [model, setModel] = useState(() => localStorage.getItem(MODEL_KEY) ?? "")
   const [tokenRetry, setTokenRetry] = useState<(() => void) | undefined>(undefined)
   const [now, setNow] = useState(Date.now())
+  const [view, setView] = useState<View>("chat")
   const running = useRef<{ controller: AbortController; conv: Conversation } | undefined>(undefined)
   const conv = conversations.find((c) => c.id === currentId) ?? conversations[0]
 
@@ -128,6 +130,7 @@ export function App() {
   }
 
   const startNew = () => {
+    setView("chat")
     stop()
     const fresh = newConversation()
     setConversations([fresh, ...conversations])
@@ -160,13 +163,38 @@ export function App() {
   if (!conv) return null
   const busy = running.current !== undefined
   const blocked = conv.pending.length > 0 ? "Approve or deny the pending call first." : undefined
+  const tokenPrompt =
+    tokenRetry &&
+    html`<${TokenPrompt}
+      onToken=${(token: string) => {
+        saveToken(token)
+        const retry = tokenRetry
+        setTokenRetry(undefined)
+        retry()
+      }}
+    />`
+  const sidebar = html`<${Sidebar}
+    conversations=${conversations}
+    currentId=${conv.id}
+    onSelect=${(id: string) => {
+      setCurrentId(id)
+      setView("chat")
+    }}
+    onNew=${startNew}
+    view=${view}
+    onView=${setView}
+  />`
+  if (view === "investigations")
+    return html`
+      ${sidebar}
+      <main class="main">
+        <header class="topbar"><h1>Investigations</h1></header>
+        ${tokenPrompt}
+        <${Investigations} onUnauthorized=${askToken} />
+      </main>
+    `
   return html`
-    <${Sidebar}
-      conversations=${conversations}
-      currentId=${conv.id}
-      onSelect=${(id: string) => setCurrentId(id)}
-      onNew=${startNew}
-    />
+    ${sidebar}
     <main class="main">
       <header class="topbar">
         <h1>${conv.title}</h1>
@@ -191,17 +219,7 @@ export function App() {
         </label>
         <${ContextMeter} metadata=${conv.metadata} />
       </header>
-      ${
-        tokenRetry &&
-        html`<${TokenPrompt}
-        onToken=${(token: string) => {
-          saveToken(token)
-          const retry = tokenRetry
-          setTokenRetry(undefined)
-          retry()
-        }}
-      />`
-      }
+      ${tokenPrompt}
       <${Transcript} conv=${conv} now=${now} onDecide=${decide} />
       <${Composer} running=${busy} blocked=${blocked} onSend=${send} onStop=${stop} />
     </main>

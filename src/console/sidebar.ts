@@ -6,13 +6,23 @@ type Props = {
   currentId: string
   onSelect: (id: string) => void
   onNew: () => void
+  view: View
+  onView: (view: View) => void
 }
 
+export type View = "chat" | "investigations"
+
 /** The conversations kept in this browser, newest first. */
-export function Sidebar({ conversations, currentId, onSelect, onNew }: Props) {
+export function Sidebar({ conversations, currentId, onSelect, onNew, view, onView }: Props) {
   const sorted = [...conversations].sort((a, b) => b.updatedAt - a.updatedAt)
   return html`
     <nav class="sidebar" aria-label="Conversations">
+      <div class="views" role="group" aria-label="View">
+        <button type="button" aria-pressed=${view === "chat"} onClick=${() => onView("chat")}>Chat</button>
+        <button type="button" aria-pressed=${view === "investigations"} onClick=${() => onView("investigations")}>
+          Investigations
+        </button>
+      </div>
       <button type="button" class="new" onClick=${onNew}>New conversation</button>
       <ul>
         ${sorted.map(
@@ -20,7 +30,7 @@ export function Sidebar({ conversations, currentId, onSelect, onNew }: Props) {
             <button
               type="button"
               class="conversation-link"
-              aria-current=${c.id === currentId ? "page" : undefined}
+              aria-current=${view === "chat" && c.id === currentId ? "page" : undefined}
               onClick=${() => onSelect(c.id)}
             >
               ${c.title}

@@ -30,7 +30,7 @@ export function ToolCard({ tool, now, pending, decision, onDecide }: Props) {
       <header>
         <strong class="tool-name">${tool.name}</strong>
         <span class="status" role="status">${STATUS_LABEL[tool.status]}</span>
-        ${tool.status !== "approval_required" && html`<span class="elapsed">${seconds.toFixed(1)} s</span>`}
+        ${tool.status !== "approval_required" && !tool.untimed && html`<span class="elapsed">${seconds.toFixed(1)} s</span>`}
       </header>
       ${tool.description && html`<p class="description">${tool.description}</p>`}
       <div class="args">

@@ -30,6 +30,8 @@ export type ToolEntry = {
   startedAt: number
   endedAt?: number
   truncated?: boolean
+  /** A stored call (an investigation's): no running time to show. */
+  untimed?: boolean
 }
 
 export type Entry =

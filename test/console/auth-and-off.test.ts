@@ -1,6 +1,7 @@
 /**
  * The console with a token configured (CONTRACT §9: the page asks for it on a 401 and keeps it in
- * sessionStorage only) and with the console turned off (`GET /` is 404).
+ * sessionStorage only), without alerts (the investigations view says so), and with the console
+ * turned off (`GET /` is 404).
  */
 import { afterEach, describe, expect, test } from "bun:test"
 import { type ConsoleFixture, chromiumMissing, startConsole } from "../support/console-fixture.ts"
@@ -39,6 +40,18 @@ describe.skipIf(Boolean(missing))("a server with a token", () => {
     }))
     expect(stored.session).toContain(token)
     expect(stored.local).not.toContain(token)
+  }, 120_000)
+})
+
+describe.skipIf(Boolean(missing))("a server without alerts", () => {
+  test("the Investigations view says alert investigations are not enabled", async () => {
+    c = await startConsole()
+    const page = await c.open()
+    await page.getByRole("button", { name: "Investigations" }).click()
+    const view = page.getByRole("region", { name: "Investigations" })
+    await waitFor(async () => (await view.textContent())?.includes("not enabled") === true)
+    await page.getByRole("button", { name: "Chat" }).click()
+    await page.getByRole("textbox", { name: "Question" }).waitFor()
   }, 120_000)
 })
 

@@ -110,6 +110,8 @@ export type FixtureOptions = {
   token?: string
   /** More `server:` keys, as YAML lines (`console: false`). */
   serverYaml?: string
+  /** More top-level keys, as YAML lines (`alerts:`, `store:`), given the fixture's directory and the fake provider's URL. */
+  configYaml?: (dir: string, providerUrl: string) => string
   serveArgs?: string[]
   launchBrowser?: boolean
 }
@@ -131,6 +133,7 @@ toolsets:
 server:
   ${options.token ? `auth_token: ${options.token}` : "approval_ttl: 3600"}
   ${options.serverYaml ?? ""}
+${options.configYaml?.(dir, fake.url) ?? ""}
 `,
   )
   const server = await startServerProcess(
