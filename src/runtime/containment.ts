@@ -3,7 +3,7 @@ import { type ContainmentInfo, configureContainment } from "../tool/containment/
 
 /**
  * Applies the settings to the process-global tool containment. The CLI commands call it after
- * loading the config; a library's first `toolExecutorFor(config)` calls it when nothing did, so a
+ * loading the config; the runtime calls it when it first builds a Config's executor when nothing did, so a
  * Config built in code is contained too (issue 19.3). Constructing a Config changes nothing.
  */
 export function applyContainment(settings: SecuritySettings): ContainmentInfo {

@@ -86,7 +86,7 @@ test("a library script that dies of an uncaught error leaves no MCP server behin
   writeFileSync(
     script,
     `import { Config } from ${JSON.stringify(`${src}/config/config.ts`)}
-import { toolExecutorFor } from ${JSON.stringify(`${src}/runtime/runtime.ts`)}
+import { createRuntime } from ${JSON.stringify(`${src}/runtime/runtime.ts`)}
 const config = new Config({
   model: "openai/gpt-4o",
   apiKey: "test",
@@ -94,7 +94,7 @@ const config = new Config({
   security: { containment: "off" },
   mcpServers: { fault: { config: { command: process.execPath, args: [${JSON.stringify(FAULT_SERVER)}, ${JSON.stringify(dir)}, "stubborn"] } } },
 })
-await toolExecutorFor(config).ensureReady()
+await createRuntime(config).executor.ensureReady()
 throw new Error("boom")
 `,
   )
@@ -174,7 +174,8 @@ test("the CLI's /tools shows each server with its status and transport, and its 
     expect(view).toMatch(/fault\s+enabled \(mcp stdio\)/)
     expect(view).toMatch(/gone\s+failed \(mcp stdio\)/)
     expect(view).toContain("/nonexistent/mcp-server: command not found")
-    expect(view).toContain("  echo [fault]")
+    // Each tool with its description and its toolset (issue 21 item 7).
+    expect(view).toMatch(/^\s+echo\s+Echo a message with options \[fault\]$/m)
   } finally {
     await stopMcpServers()
   }

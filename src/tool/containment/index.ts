@@ -1,6 +1,6 @@
 /**
  * Process-global containment of tool processes, configured once at startup (the CLI does it
- * after loading the config, a library's first `toolExecutorFor(config)` when nothing did) and
+ * after loading the config, the runtime when it first builds a Config's executor and nothing did) and
  * read by `spawn.ts` for every process. Code below the runtime (spawn, a ToolExecutor built by
  * hand, tests) runs uncontained until something configures it, with a warning in
  * `containmentInfo()`.
@@ -82,7 +82,7 @@ const UNCONFIGURED = [
 ]
 
 let state: ContainmentState = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
-/** False until configureContainment runs; `toolExecutorFor` then applies the Config's settings (issue 19.3). */
+/** False until configureContainment runs; the runtime then applies the Config's settings (issue 19.3). */
 let configured = false
 
 /** Back to the state before any configureContainment (tests that configure it in-process). */
