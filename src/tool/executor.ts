@@ -1,4 +1,5 @@
 import { AbortError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
 import { redactOffLoop } from "../offloop/redact.ts"
 import { yieldToLoop } from "../offloop/yield.ts"
@@ -289,8 +290,4 @@ function toolsOf(toolsets: readonly Toolset[], keep: (toolset: Toolset) => boole
     for (const tool of toolset.tools) byName[tool.name] ??= tool
   }
   return byName
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

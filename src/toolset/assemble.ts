@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml"
 import { booleanForm } from "../config/booleans.ts"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import { assertKnownFormats } from "../tool/formats.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
@@ -75,7 +76,7 @@ export function assembleToolsets(
     ) ?? []
   // With a broken server entry the servers' names still are not YAML toolsets: their
   // `toolsets.<server>` switches must not add "unknown toolset" to the report.
-  const serverNames = servers.flatMap((s) => (isMapping(s.servers) ? Object.keys(s.servers) : []))
+  const serverNames = servers.flatMap((s) => (isRecord(s.servers) ? Object.keys(s.servers) : []))
   const coded = new Set([...[...factories, ...mcp].map((f) => f.name), ...serverNames])
 
   const definitions =
@@ -196,8 +197,4 @@ function expandDefinitionConfig(definition: ToolsetDefinition, env: Env): Toolse
   if (!definition.config || definition.enabled === false) return definition
   const where = `${definition.fileName}: toolsets.${definition.name}.config`
   return { ...definition, config: expandEnvDeep(definition.config, env, where) as Record<string, unknown> }
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
