@@ -1,3 +1,4 @@
+import { raceAbort } from "../abort.ts"
 import { AbortError, errorMessage } from "../errors.ts"
 import { isRecord } from "../is-record.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
@@ -94,21 +95,7 @@ export class ToolExecutor {
         }),
       ),
     )
-    if (!signal) {
-      await checks
-      return
-    }
-    if (signal.aborted) throw new AbortError()
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new AbortError())
-      signal.addEventListener("abort", onAbort, { once: true })
-    })
-    try {
-      await Promise.race([checks, aborted])
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort)
-    }
+    await raceAbort(checks, signal)
   }
 
   /** Re-runs every prerequisite check (`dupin toolsets check`). */
