@@ -5,7 +5,6 @@
  * win; command-line flags last). A new kind (MCP servers) adds factories to `factories`.
  */
 import { readFileSync } from "node:fs"
-import { parse as parseYaml } from "yaml"
 import { booleanForm } from "../config/booleans.ts"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
@@ -15,7 +14,13 @@ import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
 import { ConfigProblems } from "./config-problems.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
-import { buildToolsets, mergeToolsetSources, parseToolsetFile, type ToolsetDefinition } from "./loader.ts"
+import {
+  buildToolsets,
+  mergeToolsetSources,
+  type ParsedToolsetFile,
+  parseToolsetFileWithServers,
+  type ToolsetDefinition,
+} from "./loader.ts"
 import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
 import { applyOverride, isOverride, overrideOf, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
@@ -48,7 +53,7 @@ export function assembleToolsets(
   const files = sources.customFiles.flatMap((path) => {
     const parsed = problems.attempt(() => {
       const text = readToolsetFile(path, sources.configFileName)
-      return { path, text, definitions: parseToolsetFile(text, path) }
+      return { path, ...parseToolsetFileWithServers(text, path) }
     })
     return parsed ? [parsed] : []
   })
@@ -148,14 +153,12 @@ function createCodeToolset(
 function mcpSources(
   config: Readonly<Record<string, unknown>> | undefined,
   configFileName: string,
-  files: ReadonlyArray<{ path: string; text: string }>,
+  files: ReadonlyArray<ParsedToolsetFile & { path: string }>,
 ): McpServerSource[] {
   const sources: McpServerSource[] = []
   if (config && Object.keys(config).length > 0) sources.push({ file: configFileName, servers: config })
   for (const file of files) {
-    // Already parsed and checked by parseToolsetFile: a mapping whose mcp_servers is a mapping.
-    const servers = (parseYaml(file.text) as { mcp_servers?: unknown } | null)?.mcp_servers
-    if (servers) sources.push({ file: file.path, servers })
+    if (file.mcpServers) sources.push({ file: file.path, servers: file.mcpServers })
   }
   return sources
 }
