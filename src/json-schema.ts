@@ -11,6 +11,7 @@
  * 2020-12, interpreted, no code generation: it runs in the compiled binary).
  */
 import { type OutputUnit, Validator } from "@cfworker/json-schema"
+import { isRecord } from "./is-record.ts"
 
 type Schema = Record<string, unknown> | boolean
 
@@ -66,7 +67,7 @@ const MAX_DEPTH = 64
 
 /** Checks that `schema` is usable and returns its validator; throws `SchemaProblem` otherwise. */
 export function compileJsonSchema(schema: unknown): CompiledSchema {
-  if (!isObject(schema)) throw new SchemaProblem("", "the schema must be a JSON object")
+  if (!isRecord(schema)) throw new SchemaProblem("", "the schema must be a JSON object")
   check(schema, schema, "", 0)
   const standard = standardSchema(schema) as Record<string, unknown>
   const validator = new Validator(standard, "2020-12", true)
@@ -155,7 +156,7 @@ function valueAt(root: unknown, location: string): unknown {
  */
 function standardSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(standardSchema)
-  if (!isObject(node)) return node
+  if (!isRecord(node)) return node
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "$id" || (key === "format" && value === "url")) continue
@@ -197,7 +198,7 @@ export class SchemaProblem extends Error {
 
 function check(node: unknown, root: Record<string, unknown>, at: string, depth: number): void {
   if (typeof node === "boolean") return
-  if (!isObject(node)) throw new SchemaProblem(at, "a schema must be an object or a boolean")
+  if (!isRecord(node)) throw new SchemaProblem(at, "a schema must be an object or a boolean")
   if (depth > MAX_DEPTH) throw new SchemaProblem(at, `the schema is nested deeper than ${MAX_DEPTH} levels`)
   for (const key of Object.keys(node)) {
     if (!SUPPORTED.has(key))
@@ -213,7 +214,7 @@ function check(node: unknown, root: Record<string, unknown>, at: string, depth: 
     }
   }
   if (node.properties !== undefined) {
-    if (!isObject(node.properties))
+    if (!isRecord(node.properties))
       throw new SchemaProblem(`${at}/properties`, "properties must be an object")
     for (const [name, child] of Object.entries(node.properties))
       sub(child, `${at}/properties/${pointerToken(name)}`)
@@ -247,7 +248,7 @@ function check(node: unknown, root: Record<string, unknown>, at: string, depth: 
   for (const defs of ["$defs", "definitions"] as const) {
     const value = node[defs]
     if (value === undefined) continue
-    if (!isObject(value)) throw new SchemaProblem(`${at}/${defs}`, `${defs} must be an object`)
+    if (!isRecord(value)) throw new SchemaProblem(`${at}/${defs}`, `${defs} must be an object`)
     for (const [name, child] of Object.entries(value)) sub(child, `${at}/${defs}/${pointerToken(name)}`)
   }
   if (node.$ref !== undefined) {
@@ -290,19 +291,15 @@ function resolveRef(root: Record<string, unknown>, ref: string): Schema | undefi
   let node: unknown = root
   for (const raw of ref.slice(2).split("/")) {
     const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")
-    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined
     node = node[key]
   }
-  return isObject(node) || typeof node === "boolean" ? node : undefined
+  return isRecord(node) || typeof node === "boolean" ? node : undefined
 }
 
 /** A caller's text in a 400: never echoed whole (a client may send megabytes of it). */
 function short(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 function pointerToken(name: string): string {

@@ -6,6 +6,7 @@
  */
 import type { FieldError } from "../errors.ts"
 import { RequestError } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { AlertInput } from "../store/investigation.ts"
 
 /** Characters kept of one label or annotation value. */
@@ -19,7 +20,7 @@ export const MAX_ALERTS = 1000
 /** The alerts of an Alertmanager webhook body; throws RequestError (422) for any other body. */
 export function parseAlertmanagerBody(body: unknown): AlertInput[] {
   const errors: FieldError[] = []
-  if (!isObject(body)) throw notAlertmanager([{ path: "/", message: "must be an object" }])
+  if (!isRecord(body)) throw notAlertmanager([{ path: "/", message: "must be an object" }])
   if (body.version !== undefined && body.version !== "4") {
     errors.push({
       path: "/version",
@@ -51,7 +52,7 @@ export function parseAlertmanagerBody(body: unknown): AlertInput[] {
  * Alertmanager sends it (labels, annotations, startsAt...).
  */
 export function parseAlertFile(value: unknown): AlertInput[] {
-  if (isObject(value) && !Array.isArray(value.alerts) && isObject(value.labels)) {
+  if (isRecord(value) && !Array.isArray(value.alerts) && isRecord(value.labels)) {
     const errors: FieldError[] = []
     // amtool's JSON (API v2) carries `status` as an object ({state: "active"}): one alert given
     // on its own is investigated as firing.
@@ -64,7 +65,7 @@ export function parseAlertFile(value: unknown): AlertInput[] {
 }
 
 function readAlert(item: unknown, at: string, errors: FieldError[]): AlertInput | undefined {
-  if (!isObject(item)) {
+  if (!isRecord(item)) {
     errors.push({ path: at || "/", message: "must be an alert object" })
     return undefined
   }
@@ -101,7 +102,7 @@ function readPairs(
   errors: FieldError[],
   required: boolean,
 ): Record<string, string> | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     errors.push({
       path: at,
       message: required
@@ -134,10 +135,6 @@ function labelFingerprint(labels: Record<string, string>): string {
 
 function cap(value: string, max = MAX_VALUE_CHARS): string {
   return value.length > max ? `${value.slice(0, max)}…[truncated ${value.length - max} chars]` : value
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 function notAlertmanager(errors: FieldError[]): RequestError {

@@ -6,6 +6,7 @@
  * false and anything else stays as it is for the schema to refuse.
  */
 import { Kind, type TSchema } from "@sinclair/typebox"
+import { isRecord } from "../is-record.ts"
 
 const TRUE = new Set(["1", "true", "yes", "on"])
 const FALSE = new Set(["0", "false", "no", "off"])
@@ -68,7 +69,7 @@ function walk(schema: Schema, value: unknown, refs: Map<string, TSchema>): unkno
       return value
     case "Object":
     case "Record":
-      if (isMapping(value)) walkMapping(schema, value, refs)
+      if (isRecord(value)) walkMapping(schema, value, refs)
       return value
     default:
       return value
@@ -96,7 +97,7 @@ function walkUnion(members: TSchema[], value: unknown, refs: Map<string, TSchema
       typeof value === "string" ? kinds.has("String") : kinds.has("Number") || kinds.has("Integer")
     return takesAsIs ? value : (booleanForm(value) ?? value)
   }
-  const shape = Array.isArray(value) ? ["Array"] : isMapping(value) ? ["Object", "Record"] : []
+  const shape = Array.isArray(value) ? ["Array"] : isRecord(value) ? ["Object", "Record"] : []
   for (const member of members) {
     const kind = member[Kind] as string
     if (shape.includes(kind) || kind === "Ref" || kind === "This" || kind === "Union") {
@@ -104,8 +105,4 @@ function walkUnion(members: TSchema[], value: unknown, refs: Map<string, TSchema
     }
   }
   return value
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

@@ -8,8 +8,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { parseDocument } from "yaml"
 import { ConfigError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { ChatMessage } from "../llm/types.ts"
-import { isObject, type Mock, readMockFile } from "./mock-file.ts"
+import { type Mock, readMockFile } from "./mock-file.ts"
 
 export type MockPolicy = "always_mock" | "never_mock" | "inherit"
 
@@ -94,7 +95,7 @@ export function readCase(dir: string): EvalCase[] {
   if (policy !== "always_mock" && policy !== "never_mock" && policy !== "inherit")
     fail("mock_policy", "must be always_mock, never_mock or inherit")
   if (raw.skip !== undefined && typeof raw.skip !== "boolean") fail("skip", "must be true or false")
-  if (raw.evaluation !== undefined && raw.evaluation !== null && !isObject(raw.evaluation))
+  if (raw.evaluation !== undefined && raw.evaluation !== null && !isRecord(raw.evaluation))
     fail("evaluation", "must be a mapping (e.g. correctness: 1)")
   for (const key of ["skip_reason", "description", "cluster_name"]) {
     if (raw[key] !== undefined && raw[key] !== null && typeof raw[key] !== "string")
@@ -156,7 +157,7 @@ function readYaml(file: string): Record<string, unknown> {
     throw new ConfigError(`${file}${at}: invalid YAML: ${problem.message.split("\n")[0]}`, file)
   }
   const value: unknown = doc.toJS() ?? {}
-  if (!isObject(value)) throw new ConfigError(`${file}: the top level must be a mapping`, file)
+  if (!isRecord(value)) throw new ConfigError(`${file}: the top level must be a mapping`, file)
   return value
 }
 
@@ -191,10 +192,10 @@ function readToolsetsFile(dir: string): unknown {
 /** `{name: {enabled: bool, ...}}` → `{name: bool}`; a toolset named without `enabled` is on. */
 function toolsetSwitches(value: unknown, where: string): Record<string, boolean> {
   if (value === undefined || value === null) return {}
-  if (!isObject(value)) throw new ConfigError(`${where}: must be a mapping of toolset names`, where)
+  if (!isRecord(value)) throw new ConfigError(`${where}: must be a mapping of toolset names`, where)
   const switches: Record<string, boolean> = {}
   for (const [name, entry] of Object.entries(value)) {
-    if (entry !== null && !isObject(entry))
+    if (entry !== null && !isRecord(entry))
       throw new ConfigError(`${where}.${name}: must be a mapping (enabled: true|false)`, where)
     const enabled = entry?.enabled ?? true
     if (typeof enabled !== "boolean")
@@ -219,7 +220,7 @@ function conversationHistory(value: unknown, dir: string, fail: Fail): ChatMessa
   if (history === undefined || history === null) return undefined
   if (!Array.isArray(history)) return fail("conversation_history", "must be a list of chat messages")
   for (const [n, message] of history.entries()) {
-    if (!isObject(message) || typeof message.role !== "string" || !ROLES.has(message.role))
+    if (!isRecord(message) || typeof message.role !== "string" || !ROLES.has(message.role))
       fail(`conversation_history[${n}]`, "must be a message with role system, user, assistant or tool")
   }
   return history as ChatMessage[]

@@ -1,6 +1,6 @@
 import { errorMessage, ModelError } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { ChatModel, ResponseFormat, Usage } from "../llm/types.ts"
-import { isObject } from "./mock-file.ts"
 
 export type Verdict = { pass: boolean; reasoning: string; usage: Usage }
 
@@ -74,7 +74,7 @@ export async function judgeAnswer(
   } catch (error) {
     throw new ModelError(`The judge did not return JSON: ${errorMessage(error)}`, "invalid_response")
   }
-  if (!isObject(value) || typeof value.pass !== "boolean" || typeof value.reasoning !== "string")
+  if (!isRecord(value) || typeof value.pass !== "boolean" || typeof value.reasoning !== "string")
     throw new ModelError(
       'The judge returned JSON without "reasoning" (string) and "pass" (boolean).',
       "invalid_response",

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs"
 import { ConfigError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import { ToolResultStatus } from "../tool/result.ts"
 
 export type Mock = {
@@ -59,7 +60,7 @@ export function parseMock(text: string, file: string): Mock | undefined {
   if (header.toolset_name !== undefined && typeof header.toolset_name !== "string")
     fail("line 1: toolset_name must be a string")
   const match = header.match_params
-  if (match !== undefined && match !== null && !isObject(match))
+  if (match !== undefined && match !== null && !isRecord(match))
     fail("line 1: match_params must be an object (or null to match any call)")
 
   const second = (lines[1] ?? "").trim()
@@ -80,7 +81,7 @@ export function parseMock(text: string, file: string): Mock | undefined {
     file,
     toolsetName: header.toolset_name as string | undefined,
     toolName: toolName as string,
-    matchParams: isObject(match) ? match : undefined,
+    matchParams: isRecord(match) ? match : undefined,
     status: status as ToolResultStatus,
     error: (result.error as string | null | undefined) ?? null,
     returnCode: (code as number | null | undefined) ?? null,
@@ -95,12 +96,8 @@ function jsonObject(text: string, where: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`${where}: not valid JSON: ${errorMessage(error)}`, where)
   }
-  if (!isObject(value)) throw new ConfigError(`${where}: must be a JSON object`, where)
+  if (!isRecord(value)) throw new ConfigError(`${where}: must be a JSON object`, where)
   return value
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 /** Whether `mock` answers a call of `toolName` with `params`: same tool, every named param equal. */

@@ -1,4 +1,5 @@
-import { AbortError, ModelError } from "../errors.ts"
+import { abortableSleep } from "../abort.ts"
+import { ModelError } from "../errors.ts"
 import type { ChatModel, Completion, CompletionRequest, ModelInfo, TextListener } from "../llm/types.ts"
 
 export type Patience = {
@@ -47,24 +48,8 @@ export class PatientModel implements ChatModel {
         this.retries++
         const ms = this.#patience.baseDelayMs * 2 ** attempt
         this.#onWait?.(ms)
-        await sleep(ms, signal)
+        await abortableSleep(ms, signal)
       }
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortError())
-    const done = () => {
-      signal?.removeEventListener("abort", stop)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    const stop = () => {
-      clearTimeout(timer)
-      reject(new AbortError())
-    }
-    signal?.addEventListener("abort", stop, { once: true })
-  })
 }

@@ -4,12 +4,13 @@
  * every failure ends as a classified ModelError (or AbortError when the caller gave up).
  */
 import OpenAI, { AzureOpenAI } from "openai"
+import { abortableSleep } from "../abort.ts"
 import { AbortError } from "../errors.ts"
 import { log } from "../log.ts"
 import { redactKnown } from "../redact.ts"
 import { classifyError, toModelError } from "./classify-error.ts"
 import { displayURL } from "./providers.ts"
-import { abortableSleep, retryDelayMs } from "./retry.ts"
+import { retryDelayMs } from "./retry.ts"
 import { CompletionAssembler } from "./stream-assembly.ts"
 import type { ChatModel, Completion, CompletionRequest, ModelInfo, TextListener } from "./types.ts"
 import { fromWireResponse, toWireRequest } from "./wire.ts"

@@ -1,8 +1,7 @@
 /**
  * Retry timing for provider calls. We run our own loop (the SDK's is off) so that every wait is
- * abortable by the caller's signal and bounded, whatever a provider's headers ask for.
+ * abortable by the caller's signal (`abortableSleep` in src/abort.ts) and bounded, whatever a provider's headers ask for.
  */
-import { AbortError } from "../errors.ts"
 
 /** Backoff never grows past this: a request should fail in minutes, not hours. */
 export const MAX_BACKOFF_MS = 8_000
@@ -42,20 +41,4 @@ export function backoffMs(attempt: number, baseMs: number, random: () => number 
 /** The provider's requested wait if it gave one, else our backoff. */
 export function retryDelayMs(attempt: number, baseMs: number, headers?: Headers): number {
   return retryAfterMs(headers) ?? backoffMs(attempt, baseMs)
-}
-
-/** Resolves after `ms`, or rejects with AbortError as soon as the signal fires. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortError())
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new AbortError())
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener("abort", onAbort, { once: true })
-  })
 }

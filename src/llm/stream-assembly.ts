@@ -5,6 +5,7 @@
  * finish reason, usage).
  */
 
+import { isRecord } from "../is-record.ts"
 import type { Completion } from "./types.ts"
 import { fromWireResponse } from "./wire.ts"
 
@@ -73,5 +74,3 @@ export class CompletionAssembler {
 }
 
 const stringOr = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)

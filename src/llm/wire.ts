@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions"
 import { ModelError } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { ChatMessage, Completion, CompletionRequest, ContentPart, ToolCall, Usage } from "./types.ts"
 import { uniqueCallIds } from "./unique-call-ids.ts"
 
@@ -149,5 +150,3 @@ function toUsage(raw: unknown): Usage {
 const count = (value: unknown): number =>
   typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0
 const stringOr = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)

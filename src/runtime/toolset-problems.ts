@@ -9,6 +9,7 @@ import { resolve } from "node:path"
 import { parse as parseYaml } from "yaml"
 import type { Env } from "../config/env.ts"
 import { ConfigError } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
 import { ConfigProblems } from "../toolset/config-problems.ts"
 
@@ -19,13 +20,13 @@ export function withToolsetProblems(error: ConfigError, path: string, env: Env):
   } catch {
     return error
   }
-  if (!isMapping(raw)) return error
+  if (!isRecord(raw)) return error
   const { toolsets, custom_toolsets: custom, mcp_servers: servers } = raw
   if (toolsets === undefined && custom === undefined && servers === undefined) return error
   const shaped =
-    (toolsets === undefined || toolsets === null || isMapping(toolsets)) &&
+    (toolsets === undefined || toolsets === null || isRecord(toolsets)) &&
     (custom === undefined || custom === null || isStringList(custom)) &&
-    (servers === undefined || servers === null || isMapping(servers))
+    (servers === undefined || servers === null || isRecord(servers))
   if (!shaped) return error
   const problems = new ConfigProblems()
   problems.add(error)
@@ -46,10 +47,6 @@ export function withToolsetProblems(error: ConfigError, path: string, env: Env):
     throw all
   }
   return error
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 function isStringList(value: unknown): value is string[] {

@@ -1,5 +1,6 @@
 import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { AssistantMessage, ChatMessage, ContentPart, ToolCall } from "../llm/types.ts"
 
 export type ValidHistory = {
@@ -194,8 +195,4 @@ function toolCall(raw: unknown, at: string): ToolCall {
 
 function invalid(message: string): RequestError {
   return new RequestError(message)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

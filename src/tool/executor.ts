@@ -1,4 +1,6 @@
+import { raceAbort } from "../abort.ts"
 import { AbortError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
 import { redactOffLoop } from "../offloop/redact.ts"
 import { yieldToLoop } from "../offloop/yield.ts"
@@ -93,21 +95,7 @@ export class ToolExecutor {
         }),
       ),
     )
-    if (!signal) {
-      await checks
-      return
-    }
-    if (signal.aborted) throw new AbortError()
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new AbortError())
-      signal.addEventListener("abort", onAbort, { once: true })
-    })
-    try {
-      await Promise.race([checks, aborted])
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort)
-    }
+    await raceAbort(checks, signal)
   }
 
   /** Re-runs every prerequisite check (`dupin toolsets check`). */
@@ -289,8 +277,4 @@ function toolsOf(toolsets: readonly Toolset[], keep: (toolset: Toolset) => boole
     for (const tool of toolset.tools) byName[tool.name] ??= tool
   }
   return byName
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox"
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
+import { raceAbort } from "../abort.ts"
 import { AbortError, errorMessage } from "../errors.ts"
 import "./formats.ts" // registers the string formats parameters and config schemas may name
 import type { ToolSchema } from "../llm/types.ts"
@@ -181,14 +182,9 @@ export abstract class Tool {
     const seconds = this.effectiveTimeout(context.limits)
     const timeout = this.timeoutOwner === "run" ? AbortSignal.timeout(seconds * 1000) : undefined
     const signal = timeout ? AbortSignal.any([context.signal, timeout]) : context.signal
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason)
-      signal.addEventListener("abort", onAbort, { once: true })
-    })
     try {
       // The race ends in-process tools that ignore the signal; subprocess tools kill their own group.
-      const result = await Promise.race([this.invoke(params, { ...context, signal }), aborted])
+      const result = await raceAbort(this.invoke(params, { ...context, signal }), signal, (s) => s.reason)
       result.params = params
       return result
     } catch (error) {
@@ -196,8 +192,6 @@ export abstract class Tool {
       if (timeout?.aborted)
         return StructuredToolResult.error(`${this.name} timed out after ${seconds} s.`, params)
       return StructuredToolResult.error(`${this.name} failed: ${errorMessage(error)}`, params)
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort)
     }
   }
 }

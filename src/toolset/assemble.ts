@@ -5,16 +5,22 @@
  * win; command-line flags last). A new kind (MCP servers) adds factories to `factories`.
  */
 import { readFileSync } from "node:fs"
-import { parse as parseYaml } from "yaml"
 import { booleanForm } from "../config/booleans.ts"
 import { type Env, expandEnvDeep } from "../config/env.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
+import { isRecord } from "../is-record.ts"
 import { assertKnownFormats } from "../tool/formats.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { builtinToolsetDefinitions } from "./builtin/index.ts"
 import { ConfigProblems } from "./config-problems.ts"
 import type { ToolsetContext, ToolsetFactory, ToolsetSettings } from "./kind.ts"
-import { buildToolsets, mergeToolsetSources, parseToolsetFile, type ToolsetDefinition } from "./loader.ts"
+import {
+  buildToolsets,
+  mergeToolsetSources,
+  type ParsedToolsetFile,
+  parseToolsetFileWithServers,
+  type ToolsetDefinition,
+} from "./loader.ts"
 import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
 import { applyOverride, isOverride, overrideOf, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
@@ -47,7 +53,7 @@ export function assembleToolsets(
   const files = sources.customFiles.flatMap((path) => {
     const parsed = problems.attempt(() => {
       const text = readToolsetFile(path, sources.configFileName)
-      return { path, text, definitions: parseToolsetFile(text, path) }
+      return { path, ...parseToolsetFileWithServers(text, path) }
     })
     return parsed ? [parsed] : []
   })
@@ -75,7 +81,7 @@ export function assembleToolsets(
     ) ?? []
   // With a broken server entry the servers' names still are not YAML toolsets: their
   // `toolsets.<server>` switches must not add "unknown toolset" to the report.
-  const serverNames = servers.flatMap((s) => (isMapping(s.servers) ? Object.keys(s.servers) : []))
+  const serverNames = servers.flatMap((s) => (isRecord(s.servers) ? Object.keys(s.servers) : []))
   const coded = new Set([...[...factories, ...mcp].map((f) => f.name), ...serverNames])
 
   const definitions =
@@ -147,14 +153,12 @@ function createCodeToolset(
 function mcpSources(
   config: Readonly<Record<string, unknown>> | undefined,
   configFileName: string,
-  files: ReadonlyArray<{ path: string; text: string }>,
+  files: ReadonlyArray<ParsedToolsetFile & { path: string }>,
 ): McpServerSource[] {
   const sources: McpServerSource[] = []
   if (config && Object.keys(config).length > 0) sources.push({ file: configFileName, servers: config })
   for (const file of files) {
-    // Already parsed and checked by parseToolsetFile: a mapping whose mcp_servers is a mapping.
-    const servers = (parseYaml(file.text) as { mcp_servers?: unknown } | null)?.mcp_servers
-    if (servers) sources.push({ file: file.path, servers })
+    if (file.mcpServers) sources.push({ file: file.path, servers: file.mcpServers })
   }
   return sources
 }
@@ -196,8 +200,4 @@ function expandDefinitionConfig(definition: ToolsetDefinition, env: Env): Toolse
   if (!definition.config || definition.enabled === false) return definition
   const where = `${definition.fileName}: toolsets.${definition.name}.config`
   return { ...definition, config: expandEnvDeep(definition.config, env, where) as Record<string, unknown> }
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

@@ -25,6 +25,18 @@ export type { ToolsetDefinition } from "./schema.ts"
 
 /** Parses one toolset file. Throws ConfigError naming the file (and line/column or key path). */
 export function parseToolsetFile(text: string, fileName: string): ToolsetDefinition[] {
+  return parseToolsetFileWithServers(text, fileName).definitions
+}
+
+/** One toolset file, parsed once: its definitions and its `mcp_servers:` map as written. */
+export type ParsedToolsetFile = {
+  definitions: ToolsetDefinition[]
+  /** Checked to be a mapping when present; its entries are read by the MCP kind. */
+  mcpServers: unknown
+}
+
+/** `parseToolsetFile`, keeping the file's `mcp_servers:` so nobody parses the text again. */
+export function parseToolsetFileWithServers(text: string, fileName: string): ParsedToolsetFile {
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true })
   const problem = doc.errors[0]
@@ -35,7 +47,8 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetDefinit
   }
   if (!isMap(doc.contents))
     throw new ConfigError(`${fileName}: expected a mapping with a top-level \`toolsets:\` key`, fileName)
-  const definitions = parseToolsetDocument(doc.toJS(), fileName)
+  const raw = doc.toJS() as { mcp_servers?: unknown }
+  const definitions = parseToolsetDocument(raw, fileName)
   const ignored = definitions.flatMap((d) => d.ignored)
   // Display-only keys are noted; keys that changed what HolmesGPT did (a transformer summarising
   // output, a description shown to the user) warn once per file, naming what does not happen.
@@ -49,7 +62,7 @@ export function parseToolsetFile(text: string, fileName: string): ToolsetDefinit
         `ignored at ${unsupported.join(", ")}`,
       { file: fileName, keys: unsupported },
     )
-  return definitions
+  return { definitions, mcpServers: raw.mcp_servers }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
+import { abortableSleep } from "../../src/abort.ts"
 import { AbortError } from "../../src/errors.ts"
 import {
-  abortableSleep,
   backoffMs,
   isRetryableStatus,
   MAX_BACKOFF_MS,

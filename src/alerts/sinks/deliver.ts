@@ -1,3 +1,4 @@
+import { sleepUnlessAborted } from "../../abort.ts"
 /**
  * Delivering a finished investigation to every sink: each on its own, with a per-attempt timeout
  * and exponential backoff between attempts, every attempt recorded in `deliveries`. Deliveries run
@@ -91,21 +92,9 @@ export async function deliver(
           attempt,
           error: delivery.last_error,
         })
-        if (attempt < policy.attempts) await sleep(policy.backoffMs * 2 ** (attempt - 1), signal)
+        if (attempt < policy.attempts) await sleepUnlessAborted(policy.backoffMs * 2 ** (attempt - 1), signal)
       }
     }),
   )
   await writes
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener("abort", done)
-      resolve()
-    }
-    signal.addEventListener("abort", done, { once: true })
-  })
 }

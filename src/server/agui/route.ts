@@ -3,6 +3,7 @@ import { resolveSections } from "../../agent/prompt/sections.ts"
 import type { RunOptions } from "../../agent/tool-calling-llm.ts"
 import { READ_TOOL_OUTPUT } from "../../context/read-tool-output.ts"
 import { RequestError } from "../../errors.ts"
+import { isRecord } from "../../is-record.ts"
 import type { ChatMessage, ToolCall } from "../../llm/types.ts"
 import { frontendToolSchemas } from "../frontend-tools.ts"
 import { validateHistory } from "../history.ts"
@@ -37,7 +38,7 @@ export async function handleAgui(
       function: {
         name: t.name,
         description: t.description,
-        ...(isObject(t.parameters) ? { parameters: t.parameters } : {}),
+        ...(isRecord(t.parameters) ? { parameters: t.parameters } : {}),
       },
     })),
     dupinTools,
@@ -145,9 +146,5 @@ function inputIds(messages: readonly ChatMessage[], ids: readonly string[]) {
 
 /** `forwardedProps.model` picks a configured model, as /api/chat's `model` does. */
 function modelOf(props: unknown): string | undefined {
-  return isObject(props) && typeof props.model === "string" ? props.model : undefined
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
+  return isRecord(props) && typeof props.model === "string" ? props.model : undefined
 }

@@ -3,6 +3,7 @@ import { errorMessage } from "../../errors.ts"
 import type { Runtime } from "../../runtime/runtime.ts"
 import { containmentInfo } from "../../tool/containment/index.ts"
 import { containmentWire } from "../../tool/containment/report.ts"
+import { toolsetState } from "../../tool/toolset-status.ts"
 import { COMMIT, VERSION } from "../../version.ts"
 import { jsonResponse } from "../errors.ts"
 import type { ActiveRuns } from "../runs.ts"
@@ -50,15 +51,9 @@ export function info(runtime: Runtime, readiness: Readiness): Record<string, unk
   const { config } = runtime
   let toolsets: Array<Record<string, unknown>> = []
   try {
-    toolsets = runtime.executor.toolsets.map((t) => ({
-      name: t.name,
-      enabled: t.enabled,
-      status: t.status,
-      error: t.error ?? null,
-      tools: t.tools.map((tool) => tool.name),
-      // MCP servers: transport and protocol version (never the URL or headers: they can hold tokens).
-      ...t.statusFields,
-    }))
+    toolsets = runtime.executor.toolsets.map((t) =>
+      toolsetState(t, ["name", "enabled", "status", "error", "tools"]),
+    )
   } catch (error) {
     toolsets = [
       { name: "(toolsets)", enabled: false, status: "failed", error: errorMessage(error), tools: [] },

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import type { Subprocess } from "bun"
+import { raceAbort } from "../../abort.ts"
 import { bwrapArgs } from "./bwrap.ts"
 import { SYSTEM_PATH } from "./detect.ts"
 import { FRAME, FrameReader, type HelperRequest, type RunDone, type RunRequest } from "./helper/protocol.ts"
@@ -61,7 +62,7 @@ export class HelperSandbox {
     handlers: RunHandlers,
     signal: AbortSignal,
   ): Promise<{ id: number; done: Promise<RunDone> }> {
-    await abortable(this.#start(), signal)
+    await raceAbort(this.#start(), signal, () => new Error("aborted"))
     const id = this.#nextId++
     // The helper may have died between its start and this run.
     if (!this.#proc) return { id, done: Promise.resolve(ended("the tool sandbox ended")) }
@@ -213,25 +214,6 @@ export class HelperSandbox {
 /** The end of a run whose helper died: a start failure the caller reports as exit 126. */
 function ended(message: string): RunDone {
   return { stages: [], seen: 0, startError: { stage: 0, code: "EHELPER", message } }
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (the promise itself goes on). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error("aborted"))
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error("aborted"))
-    signal.addEventListener("abort", onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -1,4 +1,5 @@
 import { lookup } from "node:dns/promises"
+import { raceAbort } from "../../abort.ts"
 import { type AddressKind, classifyAddress, parseIpv4 } from "./address.ts"
 
 /**
@@ -76,11 +77,7 @@ const ALWAYS_REFUSED: Partial<Record<AddressKind, string>> = {
 }
 
 export const systemResolver: Resolver = async (hostname, signal) => {
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason)
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true })
-  })
-  return await Promise.race([lookup(hostname, { all: true, verbatim: true }), aborted])
+  return await raceAbort(lookup(hostname, { all: true, verbatim: true }), signal, (s) => s.reason)
 }
 
 /** Checks one URL (every redirect hop goes through here again). Throws SsrfError. */

@@ -1,3 +1,4 @@
+import { raceAbort } from "../../abort.ts"
 import { ToolParameter } from "../../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
 import { Tool, type ToolContext } from "../../tool/tool.ts"
@@ -93,22 +94,18 @@ async function connect(address: string, port: number, ms: number, signal: AbortS
   const deadline = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), ms)
   })
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason)
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true })
-  })
+  const outcome = Promise.race([
+    attempt.then(
+      (socket): Outcome => {
+        socket.end()
+        return "open"
+      },
+      (error: unknown): Outcome => ({ error: describe(error) }),
+    ),
+    deadline,
+  ])
   try {
-    return await Promise.race([
-      attempt.then(
-        (socket): Outcome => {
-          socket.end()
-          return "open"
-        },
-        (error: unknown): Outcome => ({ error: describe(error) }),
-      ),
-      deadline,
-      aborted,
-    ])
+    return await raceAbort(outcome, signal, (s) => s.reason)
   } finally {
     clearTimeout(timer)
     attempt.then(

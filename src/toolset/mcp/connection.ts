@@ -13,8 +13,9 @@ import {
   SdkErrorCode,
   SdkHttpError,
 } from "@modelcontextprotocol/client"
+import { raceAbort, sleepUnlessAborted } from "../../abort.ts"
 import type { Env } from "../../config/env.ts"
-import { AbortError, errorMessage } from "../../errors.ts"
+import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import { openClient } from "./open-client.ts"
 import type { McpServerSpec } from "./schema.ts"
@@ -96,7 +97,7 @@ export class McpConnection {
     this.#connecting ??= this.#connect().finally(() => {
       this.#connecting = undefined
     })
-    return await abortable(this.#connecting, signal)
+    return await raceAbort(this.#connecting, signal)
   }
 
   async listTools(signal?: AbortSignal): Promise<McpToolDefinition[]> {
@@ -161,7 +162,7 @@ export class McpConnection {
 
   async #connect(): Promise<Client> {
     const wait = this.#retryAt - Date.now()
-    if (wait > 0) await sleepUnlessStopped(wait, this.#stop.signal)
+    if (wait > 0) await sleepUnlessAborted(wait, this.#stop.signal)
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
     try {
       const { client, transport } = await openClient(this.spec, this.#env, {
@@ -235,29 +236,4 @@ function isConnectionFailure(error: unknown): boolean {
   if (error instanceof ProtocolError) return false
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return false
   return true
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  if (signal.aborted) return Promise.reject(new AbortError())
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError())
-    signal.addEventListener("abort", onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
-  })
-}
-
-/** Resolves after `ms`, or at once when the server is stopped. */
-function sleepUnlessStopped(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
-    )
-  })
 }

@@ -4,6 +4,7 @@
  * before the call with a maintained JSON Schema validator.
  */
 import { Validator } from "@cfworker/json-schema"
+import { isRecord } from "../../is-record.ts"
 import { refProblem } from "./schema-refs.ts"
 
 const JSON_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
@@ -30,7 +31,7 @@ export const MAX_SCHEMA_BYTES = 64 * 1024
 
 /** Why the schema cannot be offered, or undefined when it can. */
 export function schemaProblem(schema: unknown): string | undefined {
-  if (!isObject(schema)) return "the input schema is not an object"
+  if (!isRecord(schema)) return "the input schema is not an object"
   if (schema.type !== "object")
     return `the input schema's type is ${JSON.stringify(schema.type)}, not "object"`
   const size = JSON.stringify(schema).length
@@ -47,7 +48,7 @@ export function schemaProblem(schema: unknown): string | undefined {
 
 function walk(schema: unknown, at: string, depth: number): string | undefined {
   if (typeof schema === "boolean") return undefined
-  if (!isObject(schema)) return `${at || "/"}: a schema must be an object`
+  if (!isRecord(schema)) return `${at || "/"}: a schema must be an object`
   if (depth > MAX_DEPTH) return `${at}: nested deeper than ${MAX_DEPTH} levels`
   const type = schema.type
   const types = Array.isArray(type) ? type : type === undefined ? [] : [type]
@@ -81,7 +82,7 @@ function walk(schema: unknown, at: string, depth: number): string | undefined {
   for (const key of MAP) {
     if (!(key in schema)) continue
     const value = schema[key]
-    if (!isObject(value)) return `${at}/${key}: expected a mapping of schemas`
+    if (!isRecord(value)) return `${at}/${key}: expected a mapping of schemas`
     for (const [name, item] of Object.entries(value)) {
       const problem = walk(item, `${at}/${key}/${name}`, depth + 1)
       if (problem) return problem
@@ -124,7 +125,7 @@ export function validatorFor(schema: Record<string, unknown>): Validator {
 }
 
 function withoutPatterns(schema: unknown): unknown {
-  if (!isObject(schema)) return schema
+  if (!isRecord(schema)) return schema
   const out: Record<string, unknown> = { ...schema }
   delete out.pattern
   delete out.format
@@ -142,14 +143,10 @@ function withoutPatterns(schema: unknown): unknown {
   for (const key of LIST) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(withoutPatterns)
   for (const key of MAP) {
     const value = out[key]
-    if (isObject(value))
+    if (isRecord(value))
       out[key] = Object.fromEntries(
         Object.entries(value).map(([name, item]) => [name, withoutPatterns(item)]),
       )
   }
   return out
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }

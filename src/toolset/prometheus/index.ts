@@ -2,15 +2,7 @@ import type { Prerequisite, PrerequisiteContext, PrerequisiteOutcome } from "../
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
 import type { ToolsetFactory } from "../kind.ts"
 import { PrometheusConfigSchema, prometheusSettings, send } from "./client.ts"
-import {
-  AlertsTool,
-  InstantQueryTool,
-  LabelNamesTool,
-  LabelValuesTool,
-  RangeQueryTool,
-  RulesTool,
-  SeriesTool,
-} from "./tools.ts"
+import { prometheusTools } from "./tools.ts"
 
 export { type PrometheusConfig, PrometheusConfigSchema } from "./client.ts"
 
@@ -50,15 +42,7 @@ export function createPrometheusToolset(
     name: PROMETHEUS_TOOLSET,
     description: "Query Prometheus: PromQL, series, labels, alerts and rules",
     enabled: entry.enabled ?? typeof config.prometheus_url === "string",
-    tools: [
-      new InstantQueryTool(),
-      new RangeQueryTool(),
-      new SeriesTool(),
-      new LabelNamesTool(),
-      new LabelValuesTool(),
-      new AlertsTool(),
-      new RulesTool(),
-    ],
+    tools: prometheusTools(),
     tags: [ToolsetTag.CLUSTER],
     configClasses: [PrometheusConfigSchema],
     config,

@@ -1,6 +1,6 @@
 import { ToolParameter } from "../../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
-import { Tool, type ToolContext } from "../../tool/tool.ts"
+import { Tool, type ToolContext, type ToolInit } from "../../tool/tool.ts"
 import { type ApiOutcome, type PrometheusSettings, prometheusApi, prometheusSettings } from "./client.ts"
 import { flattenRules, NARROW_QUERY, renderItems, renderQueryResult, withWarnings } from "./compact.ts"
 import { defaultStep, timeParam, toUnixSeconds } from "./time.ts"
@@ -26,18 +26,31 @@ const param = {
     }),
 }
 
-/** Reads its settings from the toolset config at call time and turns API outcomes into results. */
-abstract class PrometheusTool extends Tool {
-  protected settings(): PrometheusSettings | string {
-    return prometheusSettings(this.toolset?.config ?? {})
+type ApiRequest = Parameters<typeof prometheusApi>[1]
+type Params = Record<string, unknown>
+
+/** One Prometheus API tool: its definition, the request its arguments make, how the answer reads. */
+type PrometheusToolSpec = ToolInit & {
+  request: (params: Params) => ApiRequest
+  render: (data: unknown, settings: PrometheusSettings, params: Params) => string
+}
+
+/**
+ * Every Prometheus tool: reads its settings from the toolset config at call time, sends the
+ * spec's request and turns the API outcome into a result (the query URL as its invocation).
+ */
+export class PrometheusTool extends Tool {
+  readonly #spec: PrometheusToolSpec
+
+  constructor(spec: PrometheusToolSpec) {
+    super(spec)
+    this.#spec = spec
   }
 
-  protected async api(
-    request: Parameters<typeof prometheusApi>[1],
-    context: ToolContext,
-    render: (data: unknown, settings: PrometheusSettings) => string,
-  ): Promise<StructuredToolResult> {
-    const settings = this.settings()
+  protected async invoke(params: Params, context: ToolContext): Promise<StructuredToolResult> {
+    // The request first: a time argument that does not parse fails the call before the settings do.
+    const request = this.#spec.request(params)
+    const settings = prometheusSettings(this.toolset?.config ?? {})
     if (typeof settings === "string") return StructuredToolResult.error(settings)
     const outcome: ApiOutcome = await prometheusApi(settings, request, context.signal)
     const invocation = `${settings.url.origin}${settings.url.pathname}${request.path}${request.params ? `?${request.params}` : ""}`
@@ -45,26 +58,43 @@ abstract class PrometheusTool extends Tool {
       return new StructuredToolResult({ status: ToolResultStatus.ERROR, error: outcome.message, invocation })
     return new StructuredToolResult({
       status: ToolResultStatus.SUCCESS,
-      data: withWarnings(render(outcome.data, settings), outcome.warnings),
+      data: withWarnings(this.#spec.render(outcome.data, settings, params), outcome.warnings),
       invocation,
     })
   }
 }
 
-function addRange(form: URLSearchParams, params: Record<string, unknown>, now: number): void {
+function addRange(form: URLSearchParams, params: Params, now: number): void {
   if (typeof params.start === "string") form.set("start", timeParam(params.start, now))
   if (typeof params.end === "string") form.set("end", timeParam(params.end, now))
 }
 
-function addMatch(form: URLSearchParams, params: Record<string, unknown>): void {
+/** `match[]` selectors and an optional range: the form of the series and label endpoints. */
+function matchForm(params: Params): URLSearchParams {
+  const form = new URLSearchParams()
   if (Array.isArray(params.match)) for (const m of params.match) form.append("match[]", String(m))
+  addRange(form, params, nowSeconds())
+  return form
+}
+
+/** An answer read as a list (`items`), rendered with its count (`title`) and a hint for narrowing it. */
+function listOf(
+  title: (count: number, params: Params) => string,
+  hint: string,
+  items: (data: unknown) => unknown[] = (data) => (Array.isArray(data) ? data : []),
+): PrometheusToolSpec["render"] {
+  return (data, settings, params) => {
+    const list = items(data)
+    return renderItems(title(list.length, params), list, settings.maxOutputBytes, hint).text
+  }
 }
 
 const nowSeconds = () => Date.now() / 1000
 
-export class InstantQueryTool extends PrometheusTool {
-  constructor() {
-    super({
+/** The toolset's tools, built afresh for each toolset. */
+export function prometheusTools(): PrometheusTool[] {
+  const specs: PrometheusToolSpec[] = [
+    {
       name: "execute_prometheus_instant_query",
       description:
         "Evaluate a PromQL expression at one point in time (default now). Returns the matching series.",
@@ -73,20 +103,14 @@ export class InstantQueryTool extends PrometheusTool {
         time: param.time("Evaluation time"),
         description: param.description(),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const form = new URLSearchParams({ query: String(params.query) })
-    if (typeof params.time === "string") form.set("time", timeParam(params.time, nowSeconds()))
-    return this.api({ path: "/api/v1/query", params: form, method: "POST" }, context, (data, s) =>
-      renderQueryResult(data, s.maxOutputBytes, false),
-    )
-  }
-}
-
-export class RangeQueryTool extends PrometheusTool {
-  constructor() {
-    super({
+      request: (params) => {
+        const form = new URLSearchParams({ query: String(params.query) })
+        if (typeof params.time === "string") form.set("time", timeParam(params.time, nowSeconds()))
+        return { path: "/api/v1/query", params: form, method: "POST" }
+      },
+      render: (data, s) => renderQueryResult(data, s.maxOutputBytes, false),
+    },
+    {
       name: "execute_prometheus_range_query",
       description:
         "Evaluate a PromQL expression over a time range. Defaults: end now, start one hour before end, a step giving about 250 points.",
@@ -101,28 +125,23 @@ export class RangeQueryTool extends PrometheusTool {
         }),
         description: param.description(),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const now = nowSeconds()
-    const end = typeof params.end === "string" ? timeParam(params.end, now) : String(now)
-    const endSeconds = toUnixSeconds(end, now) ?? now
-    const start = typeof params.start === "string" ? timeParam(params.start, now) : String(endSeconds - 3600)
-    const startSeconds = toUnixSeconds(start, now) ?? endSeconds - 3600
-    const step =
-      typeof params.step === "string" && params.step.trim()
-        ? params.step.trim()
-        : defaultStep(startSeconds, endSeconds)
-    const form = new URLSearchParams({ query: String(params.query), start, end, step })
-    return this.api({ path: "/api/v1/query_range", params: form, method: "POST" }, context, (data, s) =>
-      renderQueryResult(data, s.maxOutputBytes, true),
-    )
-  }
-}
-
-export class SeriesTool extends PrometheusTool {
-  constructor() {
-    super({
+      request: (params) => {
+        const now = nowSeconds()
+        const end = typeof params.end === "string" ? timeParam(params.end, now) : String(now)
+        const endSeconds = toUnixSeconds(end, now) ?? now
+        const start =
+          typeof params.start === "string" ? timeParam(params.start, now) : String(endSeconds - 3600)
+        const startSeconds = toUnixSeconds(start, now) ?? endSeconds - 3600
+        const step =
+          typeof params.step === "string" && params.step.trim()
+            ? params.step.trim()
+            : defaultStep(startSeconds, endSeconds)
+        const form = new URLSearchParams({ query: String(params.query), start, end, step })
+        return { path: "/api/v1/query_range", params: form, method: "POST" }
+      },
+      render: (data, s) => renderQueryResult(data, s.maxOutputBytes, true),
+    },
+    {
       name: "get_series",
       description: "List the series (label sets) matching selectors, optionally within a time range.",
       parameters: {
@@ -130,22 +149,10 @@ export class SeriesTool extends PrometheusTool {
         start: param.time("Range start"),
         end: param.time("Range end"),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const form = new URLSearchParams()
-    addMatch(form, params)
-    addRange(form, params, nowSeconds())
-    return this.api({ path: "/api/v1/series", params: form, method: "POST" }, context, (data, s) => {
-      const list = Array.isArray(data) ? data : []
-      return renderItems(`${list.length} series`, list, s.maxOutputBytes, NARROW_QUERY).text
-    })
-  }
-}
-
-export class LabelNamesTool extends PrometheusTool {
-  constructor() {
-    super({
+      request: (params) => ({ path: "/api/v1/series", params: matchForm(params), method: "POST" }),
+      render: listOf((count) => `${count} series`, NARROW_QUERY),
+    },
+    {
       name: "get_label_names",
       description: "List label names, optionally only those of series matching selectors.",
       parameters: {
@@ -153,27 +160,10 @@ export class LabelNamesTool extends PrometheusTool {
         start: param.time("Range start"),
         end: param.time("Range end"),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const form = new URLSearchParams()
-    addMatch(form, params)
-    addRange(form, params, nowSeconds())
-    return this.api({ path: "/api/v1/labels", params: form, method: "POST" }, context, (data, s) => {
-      const list = Array.isArray(data) ? data : []
-      return renderItems(
-        `${list.length} label names`,
-        list,
-        s.maxOutputBytes,
-        "Pass match to narrow the list",
-      ).text
-    })
-  }
-}
-
-export class LabelValuesTool extends PrometheusTool {
-  constructor() {
-    super({
+      request: (params) => ({ path: "/api/v1/labels", params: matchForm(params), method: "POST" }),
+      render: listOf((count) => `${count} label names`, "Pass match to narrow the list"),
+    },
+    {
       name: "get_label_values",
       description:
         "List the values of one label (e.g. namespace, job, pod), optionally for series matching selectors.",
@@ -183,50 +173,31 @@ export class LabelValuesTool extends PrometheusTool {
         start: param.time("Range start"),
         end: param.time("Range end"),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const form = new URLSearchParams()
-    addMatch(form, params)
-    addRange(form, params, nowSeconds())
-    const label = String(params.label)
-    const path = `/api/v1/label/${encodeURIComponent(label)}/values`
-    return this.api({ path, params: form }, context, (data, s) => {
-      const list = Array.isArray(data) ? data : []
-      return renderItems(
-        `${list.length} values of ${label}`,
-        list,
-        s.maxOutputBytes,
+      request: (params) => ({
+        path: `/api/v1/label/${encodeURIComponent(String(params.label))}/values`,
+        params: matchForm(params),
+      }),
+      render: listOf(
+        (count, params) => `${count} values of ${String(params.label)}`,
         "Pass match to narrow the list",
-      ).text
-    })
-  }
-}
-
-export class AlertsTool extends PrometheusTool {
-  constructor() {
-    super({
+      ),
+    },
+    {
       name: "get_current_alerts",
       description: "List the alerts currently pending or firing in Prometheus.",
-    })
-  }
-  protected invoke(_params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    return this.api({ path: "/api/v1/alerts" }, context, (data, s) => {
-      const alerts = ((data ?? {}) as { alerts?: unknown[] }).alerts ?? []
-      if (alerts.length === 0) return "0 alerts pending or firing"
-      return renderItems(
-        `${alerts.length} alerts`,
-        alerts,
-        s.maxOutputBytes,
-        "Query ALERTS{alertname=...} to narrow",
-      ).text
-    })
-  }
-}
-
-export class RulesTool extends PrometheusTool {
-  constructor() {
-    super({
+      request: () => ({ path: "/api/v1/alerts" }),
+      render: (data, s) => {
+        const alerts = ((data ?? {}) as { alerts?: unknown[] }).alerts ?? []
+        if (alerts.length === 0) return "0 alerts pending or firing"
+        return renderItems(
+          `${alerts.length} alerts`,
+          alerts,
+          s.maxOutputBytes,
+          "Query ALERTS{alertname=...} to narrow",
+        ).text
+      },
+    },
+    {
       name: "get_rules",
       description: "List alerting and recording rules with their state, health and last error.",
       parameters: {
@@ -237,18 +208,12 @@ export class RulesTool extends PrometheusTool {
           description: "Only this kind",
         }),
       },
-    })
-  }
-  protected invoke(params: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
-    const form = typeof params.type === "string" ? new URLSearchParams({ type: params.type }) : undefined
-    return this.api({ path: "/api/v1/rules", ...(form ? { params: form } : {}) }, context, (data, s) => {
-      const rules = flattenRules(data)
-      return renderItems(
-        `${rules.length} rules`,
-        rules,
-        s.maxOutputBytes,
-        "Pass type=alert or type=record to narrow",
-      ).text
-    })
-  }
+      request: (params) =>
+        typeof params.type === "string"
+          ? { path: "/api/v1/rules", params: new URLSearchParams({ type: params.type }) }
+          : { path: "/api/v1/rules" },
+      render: listOf((count) => `${count} rules`, "Pass type=alert or type=record to narrow", flattenRules),
+    },
+  ]
+  return specs.map((spec) => new PrometheusTool(spec))
 }
