@@ -76,10 +76,16 @@ describe("linear on hostile pages", () => {
     async (_name, page) => {
       const n = 1_000_000
       await fastest(page(n / 4)) // warm up
-      const once = await fastest(page(n))
-      const twice = await fastest(page(2 * n))
-      // A floor of 5 ms keeps scheduling noise on a tiny time from passing for a trend.
-      expect(twice / Math.max(once, 5)).toBeLessThan(3)
+      // A collection landing in one measurement can make a linear pass look 3.5x; a quadratic one
+      // is 4x every time. So the best of three tries must be under 3.
+      const ratios: number[] = []
+      for (let attempt = 0; attempt < 3 && !ratios.some((r) => r < 3); attempt++) {
+        const once = await fastest(page(n))
+        const twice = await fastest(page(2 * n))
+        // A floor of 5 ms keeps scheduling noise on a tiny time from passing for a trend.
+        ratios.push(twice / Math.max(once, 5))
+      }
+      expect(Math.min(...ratios)).toBeLessThan(3)
     },
     60_000,
   )
