@@ -9,7 +9,7 @@
  * First screen: a fresh browser context per run (empty cache), navigation start → the Question box
  * exists, measured inside the page (`performance.now()`, checked every animation frame).
  */
-import { existsSync, statSync } from "node:fs"
+import { existsSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { type Browser, chromium } from "playwright-core"
 import { CHROMIUM, chromiumMissing } from "../support/console-fixture.ts"
@@ -114,6 +114,7 @@ async function main(): Promise<BenchReport> {
     await browser.close()
     await server.stop("SIGKILL")
     await fake.stop()
+    rmSync(files.dir, { recursive: true, force: true })
   }
 }
 
