@@ -6,7 +6,7 @@ import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
 import { paramsInOneLine, Tool, type ToolContext } from "../tool/tool.ts"
 import { type Verdict, worst } from "./bash/verdict.ts"
 import { type ProgramKind, programTextVerdict } from "./program-text.ts"
-import { shellArgv } from "./shell.ts"
+import { commandArgv, shellArgv } from "./shell.ts"
 
 export type YamlToolInit = {
   name: string
@@ -134,7 +134,7 @@ export class YamlTool extends Tool {
     const seconds = this.effectiveTimeout(context.limits)
     const started = Date.now()
     const run = await runProcess({
-      argv: shellArgv(rendered.script, env),
+      argv: commandArgv(rendered.script, env),
       env,
       timeoutMs: seconds * 1000,
       signal: context.signal,
