@@ -37,6 +37,7 @@ describe("plain commands run without a shell, with the argv bash builds", () => 
   const plain = [
     "args get pods",
     'args get pods -n "$DUPIN_P_ns"',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash reference under test
     'args --namespace="${DUPIN_P_ns}" -o=wide',
     'args "$DUPIN_P_hostile" x',
     'args "$DUPIN_P_empty" ""',
