@@ -13,18 +13,38 @@ import { type Endpoint, tcpSocketInode } from "./tcp-socket-inode.ts"
  * Linux only; elsewhere (no /proc) nothing is refused.
  */
 export function isOwnProcessPeer(peer: Endpoint, local: Endpoint, root = process.pid): boolean {
-  // Cheapest first: with no child running, no client can be one.
-  const children = descendants(root)
-  if (children.length === 0) return false
   const client = normal(peer)
   // A wildcard or named listener: a local client reaches it at the address it connects from.
   const named = WILDCARD.has(local.address) || isIP(local.address) === 0
   const server = normal(named ? { ...local, address: client.address } : local)
-  const inode = tcpSocketInode(client, server) ?? tableInode(client.port, server.port)
+  const asked = tcpSocketInode(client, server)
+  // A connection keeps its holder: one answer per socket, however many requests it carries.
+  const known = asked ? verdicts.get(asked) : undefined
+  if (known !== undefined) return known
+  // Cheapest first: with no child running, no client can be one.
+  const children = descendants(root)
+  const inode = children.length === 0 ? asked : (asked ?? tableInode(client.port, server.port))
   // No such socket on this host: a client on another machine.
   if (!inode) return false
   const wanted = `socket:[${inode}]`
-  return children.some((pid) => holds(pid, wanted))
+  const own = children.some((pid) => holds(pid, wanted))
+  if (asked) remember(asked, own)
+  return own
+}
+
+/**
+ * Answers by socket inode (inodes are not reused while a socket lives). A socket changes hands only
+ * when a process passes it on (SCM_RIGHTS), which needs a relay outside dupin's tree, the gap
+ * docs/security.md names; so a connection's first answer stands for its life.
+ */
+const verdicts = new Map<number, boolean>()
+const MAX_VERDICTS = 4096
+function remember(inode: number, own: boolean): void {
+  if (verdicts.size >= MAX_VERDICTS) {
+    const oldest = verdicts.keys().next()
+    if (!oldest.done) verdicts.delete(oldest.value)
+  }
+  verdicts.set(inode, own)
 }
 
 const WILDCARD = new Set(["0.0.0.0", "::"])

@@ -203,10 +203,26 @@ function analyse(parts: Array<string | Ref>) {
   const marked = parts
     .map((p) => (typeof p === "string" ? p : `${MARK}${refs.indexOf(p)}${MARK_END}`))
     .join("")
-  const contexts = shellContexts(marked)
-  const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
-  return { refs, marked, contexts, probe, evaluated: evaluatedPlaceholders(probe) }
+  let shape = shapes.get(marked)
+  if (!shape) {
+    const contexts = shellContexts(marked)
+    const probe = marked.replace(MARK_RE, (_, i: string) => reference(PROBE + i, contexts[Number(i)]!))
+    shape = { contexts, probe, evaluated: evaluatedPlaceholders(probe) }
+    if (shapes.size >= 1024) shapes.clear()
+    shapes.set(marked, shape)
+  }
+  return { refs, marked, ...shape }
 }
+
+/**
+ * The analysis by marked text: it depends on where the placeholders sit, not on their values, so a
+ * template parses with bash once per `{% if %}` shape rather than on every call (two per call:
+ * the approval text and the run).
+ */
+const shapes = new Map<
+  string,
+  { contexts: string[]; probe: string; evaluated: ReturnType<typeof evaluatedPlaceholders> }
+>()
 
 type EvaluatedRef = { name: string; fallback: Literal | undefined; why: string }
 type InterpretedRef = Interpreted & { name: string }
