@@ -64,6 +64,12 @@ let sequence = 0
 const request = new Uint8Array(NLMSG_HDR + REQ_LEN)
 const view = new DataView(request.buffer)
 const reply = new Uint8Array(8192)
+/**
+ * sockaddr_nl of the kernel: family, then zero pad, port id 0, groups 0. Held here for the life of
+ * the process like the two buffers: a pointer keeps nothing alive, and a local array once freed
+ * by the collector turned every later lookup into EINVAL (the fallback then read /proc/net/tcp).
+ */
+const kernel = new Uint8Array(12)
 type Diag = { send(): number; receive(): number }
 let diag: Diag | null | undefined
 
@@ -84,8 +90,6 @@ function open(): Diag | null {
       })
       const fd = libc.symbols.socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)
       if (fd < 0) return diag
-      // sockaddr_nl of the kernel: family, then zero pad, port id 0, groups 0.
-      const kernel = new Uint8Array(12)
       kernel[0] = AF_NETLINK
       const [requestAt, replyAt, kernelAt] = [ptr(request), ptr(reply), ptr(kernel)]
       diag = {
