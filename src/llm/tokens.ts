@@ -187,15 +187,23 @@ export class TokenCounter {
     return counts
   }
 
-  /** Tool definitions as sent; cached by array identity (toolsets build the array once). */
+  /**
+   * Tool definitions as sent; cached by array identity (toolsets build the array once) and by
+   * schema object (the deferred-tools plan asks one schema at a time, in a fresh array each time).
+   */
   countTools(tools: readonly ToolSchema[]): number {
     if (tools.length === 0) return 0
     const cached = this.schemas.get(tools)
     if (cached !== undefined) return cached
-    const total = tools.reduce(
-      (sum, tool) => sum + MESSAGE_OVERHEAD + this.countText(JSON.stringify(tool.function)),
-      0,
-    )
+    let total = 0
+    for (const tool of tools) {
+      let size = this.schemas.get(tool)
+      if (size === undefined) {
+        size = MESSAGE_OVERHEAD + this.countText(JSON.stringify(tool.function))
+        this.schemas.set(tool, size)
+      }
+      total += size
+    }
     this.schemas.set(tools, total)
     return total
   }
