@@ -10,7 +10,7 @@ const PRINT_FLAGS = /^-[pxrgaAfFil]*$/
 
 const dump = (name: string, when: RegExp): ProgramRule => ({
   dumps: { what: VARIABLES, when },
-  examples: { ask: [`${name} x=1`], deny: [`${name} -p`, `sh -c '${name} -p; ls'`] },
+  examples: { ask: [`${name} NAME`], deny: [`${name} -p`, `sh -c '${name} -p; ls'`] },
 })
 
 export const ENVIRONMENT_DUMPS: Record<string, ProgramRule> = {

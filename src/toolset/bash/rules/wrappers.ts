@@ -278,8 +278,14 @@ export const WRAPPERS: Record<string, ProgramRule> = {
   xargs: {
     wraps: GRAMMARS.xargs!,
     examples: {
-      ask: ["xargs echo", "xargs -n1 uptime"],
-      deny: ["xargs -I{} kubectl delete ns {}", "echo -r /tmp/x | xargs rm", "xargs kubectl describe"],
+      ask: ["xargs echo", "xargs -0 echo"],
+      // A reader fed names by its input may be fed a credential's.
+      deny: [
+        "xargs -n1 uptime",
+        "xargs -I{} kubectl delete ns {}",
+        "echo -r /tmp/x | xargs rm",
+        "xargs kubectl describe",
+      ],
     },
   },
   timeout: {
@@ -300,7 +306,8 @@ export const WRAPPERS: Record<string, ProgramRule> = {
   time: {
     wraps: GRAMMARS.time!,
     outputOptions: TRACE_OUTPUT,
-    examples: { ask: ["time uptime"], deny: ["time rm -r /tmp/x", "time -o /etc/x uptime"] },
+    // A pipeline cannot start with `time` (the shell keyword); inside a wrapper it is the program.
+    examples: { ask: ["nice time uptime"], deny: ["nice time rm -r /tmp/x", "nice time -o /etc/x uptime"] },
   },
   chrt: { wraps: GRAMMARS.chrt!, examples: { ask: ["chrt 1 uptime"], deny: ["chrt 1 rm -r /tmp/x"] } },
   taskset: {
