@@ -2,6 +2,7 @@ import { CLOUD } from "./cli.ts"
 import { DEVICES } from "./devices.ts"
 import { ENVIRONMENT_DUMPS } from "./environment.ts"
 import { TEXT_FILTERS } from "./filters.ts"
+import { FIND } from "./find.ts"
 import { HELM_DOCKER } from "./helm-docker.ts"
 import { HOST } from "./host.ts"
 import { INTERPRETERS, SHELLS } from "./interpreters.ts"
@@ -24,6 +25,7 @@ import { WRITERS } from "./writers.ts"
 function build(): ReadonlyMap<string, ProgramRule> {
   const families = [
     READERS,
+    FIND,
     HOST,
     DEVICES,
     SERVICES,
