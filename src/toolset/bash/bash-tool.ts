@@ -5,6 +5,7 @@ import { spawnScope } from "../../tool/spawn-scope.ts"
 import { Tool, type ToolContext } from "../../tool/tool.ts"
 import { type ParsedCommand, parseCommand } from "./parse.ts"
 import { type BashPolicyConfig, classifyPipeline } from "./policy.ts"
+import { ruleFor } from "./rules/registry.ts"
 import type { Verdict } from "./verdict.ts"
 
 const DESCRIPTION = `Runs one read-only diagnostic command line on this host and returns its output (stdout and stderr).
@@ -145,7 +146,7 @@ export function withSafeModes(stages: string[][], env: Record<string, string>): 
     const [program, ...args] = argv
     if (program === undefined) return argv
     const name = program.slice(program.lastIndexOf("/") + 1)
-    const flavour = name === "sed" ? "GNU sed" : name === "awk" || name === "gawk" ? "GNU Awk" : undefined
+    const flavour = ruleFor(name)?.safeMode
     if (flavour === undefined || !isFlavour(program, flavour, env.PATH ?? "")) return argv
     return [program, "--sandbox", ...args]
   })

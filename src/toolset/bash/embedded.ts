@@ -1,5 +1,5 @@
 import { parseCommand } from "./parse.ts"
-import { scriptCommands } from "./rules/shells.ts"
+import { scriptCommands } from "./rules/script-commands.ts"
 
 /**
  * Where a command may hide in the arguments of a program that needs approval. Programs dupin does

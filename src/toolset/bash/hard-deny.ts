@@ -1,7 +1,7 @@
 import { checkPath, guardsFor, isUnderEtc } from "./paths.ts"
 import type { BashPolicyConfig } from "./policy.ts"
-import { writesFiles } from "./rules/filters.ts"
-import { isRecursiveRemove, outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
+import { ruleFor } from "./rules/registry.ts"
+import { outputPaths, textWritePaths } from "./rules/writers.ts"
 import { deny, type Verdict } from "./verdict.ts"
 import type { Walk } from "./walk.ts"
 
@@ -16,14 +16,13 @@ export function hardDeny(
   config: BashPolicyConfig,
   walk: Walk,
 ): Verdict | undefined {
-  // Environment dumps hand provider keys and tokens to the model.
-  // In an embedded search `env` is a word of the text (`kubectl set env d X=1`, `-m "update env"`).
-  if ((name === "env" || name === "printenv") && !walk.embedded)
-    return deny(`${name} prints the environment (credentials)`)
-  // The shell's own dumps of every variable, exported ones included (`bash -c set`, `export -p`).
-  const dumpArgs = name === "set" ? args.length === 0 : args.every((a) => /^-[pxrgaAfFil]*$/.test(a))
-  if (SHELL_DUMPS.has(name) && !walk.embedded && dumpArgs)
-    return deny(`${name} prints the shell's variables and environment (credentials)`)
+  const rule = ruleFor(name)
+  // Environment dumps hand provider keys and tokens to the model, as do the shell's own dumps of
+  // every variable (`bash -c set`, `export -p`). In an embedded search `env` is a word of the
+  // text (`kubectl set env d X=1`, `-m "update env"`).
+  const dumps = rule?.dumps
+  if (dumps && !walk.embedded && (dumps.when === undefined || args.every((a) => dumps.when!.test(a))))
+    return deny(`${name} prints ${dumps.what} (credentials)`)
   // Inside an embedded search the words were the outer stage's arguments, whose paths it checked
   // with its own exceptions (`kubectl --kubeconfig`, `df /dev/sda1`).
   for (const [index, arg] of walk.embedded ? [] : args.entries()) {
@@ -35,38 +34,19 @@ export function hardDeny(
     // kubectl/helm --kubeconfig uses a kubeconfig without printing it; that is a target flag
     // (approve). Not for dupin's own files: a parse error could quote them.
     const isKubeconfigFlag = /^--kubeconfig(=|$)/.test(arg) || args[index - 1] === "--kubeconfig"
-    if ((name === "kubectl" || name === "helm") && isKubeconfigFlag && /holds a kubeconfig$/.test(reason))
-      continue
+    if (rule?.kubeconfigFlag && isKubeconfigFlag && /holds a kubeconfig$/.test(reason)) continue
     // Naming a disk is not reading it for programs that only look at devices' metadata.
-    if (DEVICE_METADATA.has(name) && reason.includes(" is a block device (")) continue
+    if (rule?.deviceMetadata && reason.includes(" is a block device (")) continue
     return deny(`a protected path (credentials; refused even with approval): ${reason}`)
   }
-  if (name === "rm" && isRecursiveRemove(args)) return deny("rm -r deletes trees")
-  const writes =
-    WRITERS.has(name) ||
-    writesFiles(name, args) ||
-    ((name === "kubectl" || name === "docker") && args.includes("cp"))
+  const refused = rule?.refuse?.(args)
+  if (refused) return refused
+  const writes = typeof rule?.writes === "function" ? rule.writes(args) : rule?.writes === true
   const targets = writes ? args : [...outputPaths(name, args), ...textWritePaths(name, args)]
   const target = targets.find((a) => isUnderEtc(a, config.cwd))
   if (target) return deny(`${name} would write under /etc (${target})`)
   return undefined
 }
-
-export const SHELL_DUMPS = new Set(["set", "declare", "typeset", "export", "readonly", "local"])
-
-/** Programs that take a block device and read only its metadata (`df /dev/sda1`). */
-const DEVICE_METADATA = new Set([
-  "df",
-  "lsblk",
-  "findmnt",
-  "stat",
-  "ls",
-  "du",
-  "iostat",
-  "lsof",
-  "readlink",
-  "realpath",
-])
 
 /** Whether the argv starts with one of the prefixes, token for token. */
 export function matchesPrefix(

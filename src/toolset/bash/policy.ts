@@ -1,19 +1,12 @@
 import { posix } from "node:path"
 import { embeddedCommands } from "./embedded.ts"
-import { hardDeny, matchesPrefix, SHELL_DUMPS } from "./hard-deny.ts"
+import { hardDeny, matchesPrefix } from "./hard-deny.ts"
 import { inputExecutor } from "./input-executors.ts"
 import { parseCommand } from "./parse.ts"
-import { classifyCloud } from "./rules/cli.ts"
-import { classifyFilter, classifyJq, isFilter } from "./rules/filters.ts"
-import { classifyDocker, classifyHelm } from "./rules/helm-docker.ts"
-import { classifyHost, isHostProgram } from "./rules/host.ts"
-import { classifyKubectl, kubectlInnerCommand } from "./rules/kubectl.ts"
-import { classifyIp, classifyLsof, ipInnerCommand } from "./rules/network.ts"
-import { classifyPs } from "./rules/ps.ts"
-import { classifyFind } from "./rules/readers.ts"
-import { COMPUTED, scriptCommands } from "./rules/shells.ts"
-import { INTERPRETERS, type Inner, isWrapper, SHELLS, shellScript, wrappedCommand } from "./rules/wrappers.ts"
-import { outputPaths, textWritePaths, WRITERS } from "./rules/writers.ts"
+import { classifyByRule, type Inner } from "./rules/program.ts"
+import { ruleFor } from "./rules/registry.ts"
+import { COMPUTED, scriptCommands } from "./rules/script-commands.ts"
+import { wrappedCommand } from "./rules/wrappers.ts"
 import { approve, atLeastApprove, deny, type Verdict, worst } from "./verdict.ts"
 import { deeper, MAX_DEPTH, MAX_UNKNOWN_ARGS, start, type Walk } from "./walk.ts"
 
@@ -62,13 +55,14 @@ function piped(
   const name = before && (stdinShell(argv, 0) ?? inputExecutor(argv))
   if (!before || name === undefined) return undefined
   const [producer, ...words] = before
-  const printer = producer?.slice(producer.lastIndexOf("/") + 1)
-  if (printer !== "echo" && printer !== "printf")
+  const printer = producer?.slice(producer.lastIndexOf("/") + 1) ?? ""
+  const prints = ruleFor(printer)?.prints
+  if (prints === undefined)
     return deny(`${name} would run as commands what ${producer} prints, which dupin cannot read`)
   const text = words.filter((w) => !/^-[neE]+$/.test(w)).join(" ")
   // Escapes (`\x72m`, `\162m`) and printf directives (`%s%s` r m, `%b`) spell words the text
   // does not show; only the plain text with `\n` line breaks is read.
-  if (/\\[^n]|\\$/.test(text) || (printer === "printf" && text.includes("%")))
+  if (/\\[^n]|\\$/.test(text) || (prints === "format" && text.includes("%")))
     return deny(
       `${name} would run what ${printer} builds from escapes or directives, which dupin does not decode`,
     )
@@ -85,9 +79,10 @@ function stdinShell(argv: readonly string[], depth: number): string | undefined 
   const [program, ...args] = argv
   const name = program?.slice(program.lastIndexOf("/") + 1)
   if (name === undefined || depth > MAX_DEPTH) return undefined
-  if (SHELLS.has(name)) return shellScript(name, args) === undefined ? name : undefined
-  if (!isWrapper(name)) return undefined
-  const inner = wrappedCommand(name, args)
+  const rule = ruleFor(name)
+  if (rule?.runs === "script") return rule.scriptArgument?.(args) === undefined ? name : undefined
+  if (!rule?.wraps) return undefined
+  const inner = wrappedCommand(rule.wraps, args)
   if (inner.kind === "argv") return stdinShell(inner.argv, depth + 1)
   // Where a wrapper's command starts is unknown: a shell anywhere in it may be the one.
   if (inner.kind === "unknown")
@@ -154,23 +149,7 @@ function embeddedDeny(
 
 /** Whether the policy has rules for the program `word` names (so it could refuse it). */
 function hasRules(word: string): boolean {
-  const name = word.slice(word.lastIndexOf("/") + 1)
-  return (
-    name === "kubectl" ||
-    name === "env" ||
-    name === "printenv" ||
-    SHELL_DUMPS.has(name) ||
-    SHELLS.has(name) ||
-    INTERPRETERS.has(name) ||
-    WRITERS.has(name) ||
-    CLOUD.has(name) ||
-    Object.hasOwn(CUSTOM, name) ||
-    isWrapper(name) ||
-    isFilter(name) ||
-    isHostProgram(name) ||
-    outputPaths(name, ["-o", "x"]).length > 0 ||
-    textWritePaths(name, ["w>", "x"]).length > 0
-  )
+  return ruleFor(word.slice(word.lastIndexOf("/") + 1)) !== undefined
 }
 
 /** An argument that reaches a file dupin cannot vet (see checkPath) asks a human. */
@@ -179,48 +158,27 @@ function pathAsk(args: readonly string[], walk: Walk): Verdict | undefined {
   return ask === undefined ? undefined : approve(ask)
 }
 
-/** Programs with an argument grammar of their own (not getopt). */
-const CUSTOM: Record<string, (args: readonly string[]) => Verdict> = {
-  ip: classifyIp,
-  ps: classifyPs,
-  find: classifyFind,
-  lsof: classifyLsof,
-  helm: classifyHelm,
-  docker: classifyDocker,
-  jq: classifyJq,
-}
-
-const CLOUD = new Set(["aws", "az", "gcloud", "argocd", "terraform", "oc", "eksctl"])
-
+/**
+ * The program's own verdict, by its rule: a grammar of its own, a getopt grammar, the command it
+ * wraps, the script it runs. A program without a rule needs approval.
+ */
 function builtinVerdict(
   name: string,
   args: readonly string[],
   config: BashPolicyConfig,
   walk: Walk,
 ): Verdict {
-  if (name === "kubectl") {
-    const inner = kubectlInnerCommand(args)
-    const own = classifyKubectl(args, config.cwd)
-    return inner ? worst(own, wrapped("kubectl", { kind: "argv", argv: inner }, config, walk)) : own
-  }
-  if (CLOUD.has(name)) return classifyCloud(name, args)
-  if (name === "ip") {
-    const inner = ipInnerCommand(args)
-    if (inner) return wrapped("ip", { kind: "argv", argv: inner }, config, walk)
-  }
-  const custom = Object.hasOwn(CUSTOM, name) ? CUSTOM[name] : undefined
-  if (custom) return custom(args)
-  if (isFilter(name)) return classifyFilter(name, args)
-  if (isWrapper(name) || (name === "pidstat" && args.includes("-e")))
-    return wrapped(name, wrappedCommand(name, args), config, walk)
-  const host = classifyHost(name, args)
-  if (host) return host
-  if (SHELLS.has(name)) {
-    const script = shellScript(name, args)
+  const rule = ruleFor(name)
+  if (rule?.classify)
+    return rule.classify(args, { cwd: config.cwd, wrapped: (inner) => wrapped(name, inner, config, walk) })
+  if (rule?.options) return classifyByRule(name, args, rule)
+  if (rule?.wraps) return wrapped(name, wrappedCommand(rule.wraps, args), config, walk)
+  if (rule?.runs === "script") {
+    const script = rule.scriptArgument?.(args)
     if (script === undefined) return approve(`${name} runs a shell`)
     return shellVerdict(name, script, config, walk)
   }
-  if (INTERPRETERS.has(name)) return approve(`${name} runs code`)
+  if (rule?.runs === "code") return approve(`${name} runs code`)
   return approve(`${name} is not on the read-only allowlist`)
 }
 
@@ -231,7 +189,6 @@ function builtinVerdict(
 const APPENDED_PROBE = ["-r", "-i", "/etc/dupin-probe", "secrets"]
 /** Further words an input could put where xargs's replace string stands: a subcommand, a script. */
 const REPLACED_PROBE = ["exec", "rm -r /etc/dupin-probe"]
-const CHOSEN_BY_INPUT = new Set(["kubectl", "helm", "docker", "aws", "az", "gcloud", "oc"])
 
 function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Walk): Verdict {
   const reason = `${name} runs another command`
@@ -259,7 +216,7 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Wal
       const verdict = classifyStage(inner.argv, config, deeper(walk))
       if (!inner.appendable || verdict.decision === "deny") return atLeastApprove(verdict, reason)
       const program = inner.argv[0]!.slice(inner.argv[0]!.lastIndexOf("/") + 1)
-      if (inner.argv.length === 1 && CHOSEN_BY_INPUT.has(program))
+      if (inner.argv.length === 1 && ruleFor(program)?.inputChoosesSubcommand)
         return deny(`${name} ${program}: the input would choose the subcommand`)
       // A reader fed file names by its input would read a credential the line never shows.
       const probe = isReader(program) ? [...APPENDED_PROBE, "/etc/shadow"] : APPENDED_PROBE
@@ -292,10 +249,7 @@ function wrapped(name: string, inner: Inner, config: BashPolicyConfig, walk: Wal
 
 /** Programs that print what is in the files they are given (not printers such as echo). */
 function isReader(name: string): boolean {
-  return (
-    (isFilter(name) || isHostProgram(name) || name === "jq") &&
-    !["echo", "printf", "true", "false"].includes(name)
-  )
+  return ruleFor(name)?.reads === "files"
 }
 
 /**

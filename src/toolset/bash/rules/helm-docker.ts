@@ -1,6 +1,7 @@
-import { type OptionSpec, scanOptions } from "../options.ts"
+import { scanOptions } from "../options.ts"
 import { allow, approve, type Verdict } from "../verdict.ts"
 import { inspectFormatVerdict } from "./docker-format.ts"
+import { type Pflags, type ProgramRule, pflag } from "./program.ts"
 
 /**
  * helm and docker by their cobra/pflag grammars: long flags exact, shorthands grouped. Flags that
@@ -8,21 +9,9 @@ import { inspectFormatVerdict } from "./docker-format.ts"
  * covers the configured cluster and daemon only. A read subcommand runs with the flags it is
  * listed with; any other flag asks.
  */
-type Flags = { value?: string; flag?: string; long?: string[]; longValue?: string[] }
-
-function pflag(...parts: Flags[]): OptionSpec {
-  return {
-    pflag: true,
-    shortFlag: parts.map((p) => p.flag ?? "").join(""),
-    shortValue: parts.map((p) => p.value ?? "").join(""),
-    longFlag: parts.flatMap((p) => (p.long ?? []).map((n) => `--${n}`)),
-    longValue: parts.flatMap((p) => (p.longValue ?? []).map((n) => `--${n}`)),
-  }
-}
-
-const HELM_GLOBAL: Flags = {
-  value: "n",
-  flag: "h",
+const HELM_GLOBAL: Pflags = {
+  shortValue: "n",
+  short: "h",
   long: ["debug", "kube-insecure-skip-tls-verify", "help"],
   longValue: [
     "burst-limit",
@@ -44,9 +33,9 @@ const HELM_GLOBAL: Flags = {
 }
 const HELM_SAFE_GLOBAL = new Set(["-n", "--namespace", "--debug", "-h", "--help", "--burst-limit", "--qps"])
 
-const HELM_LIST: Flags = {
-  flag: "aAdrq",
-  value: "fmol",
+const HELM_LIST: Pflags = {
+  short: "aAdrq",
+  shortValue: "fmol",
   long: [
     "all",
     "all-namespaces",
@@ -60,23 +49,23 @@ const HELM_LIST: Flags = {
   ].concat(["superseded", "uninstalled", "uninstalling"]),
   longValue: ["filter", "max", "offset", "output", "selector", "time-format"],
 }
-const HELM_READ: Record<string, Flags> = {
+const HELM_READ: Record<string, Pflags> = {
   list: HELM_LIST,
   ls: HELM_LIST,
-  status: { value: "o", long: ["show-desc", "show-resources"], longValue: ["output", "revision"] },
-  history: { value: "o", longValue: ["max", "output"] },
-  hist: { value: "o", longValue: ["max", "output"] },
+  status: { shortValue: "o", long: ["show-desc", "show-resources"], longValue: ["output", "revision"] },
+  history: { shortValue: "o", longValue: ["max", "output"] },
+  hist: { shortValue: "o", longValue: ["max", "output"] },
   version: { long: ["short"], longValue: ["template"] },
 }
 /** `get manifest`/`get all` print rendered Secret objects with their data. */
-const HELM_GET: Record<string, Flags> = {
-  values: { flag: "a", value: "o", long: ["all"], longValue: ["output", "revision"] },
+const HELM_GET: Record<string, Pflags> = {
+  values: { short: "a", shortValue: "o", long: ["all"], longValue: ["output", "revision"] },
   notes: { longValue: ["revision"] },
   hooks: { longValue: ["revision"] },
-  metadata: { value: "o", longValue: ["output", "revision"] },
+  metadata: { shortValue: "o", longValue: ["output", "revision"] },
 }
 
-export function classifyHelm(args: readonly string[]): Verdict {
+function classifyHelm(args: readonly string[]): Verdict {
   const all = [HELM_GLOBAL, ...Object.values(HELM_READ), ...Object.values(HELM_GET)]
   const first = scanOptions(args, pflag(...all))
   const [sub, action] = first.ok ? first.operands : []
@@ -99,39 +88,44 @@ function isHelmGlobal(name: string): boolean {
   )
 }
 
-const DOCKER_GLOBAL: Flags = {
-  value: "cHl",
-  flag: "Dv",
+const DOCKER_GLOBAL: Pflags = {
+  shortValue: "cHl",
+  short: "Dv",
   long: ["debug", "tls", "tlsverify", "version", "help"],
   longValue: ["config", "context", "host", "log-level", "tlscacert", "tlscert", "tlskey"],
 }
 const DOCKER_SAFE_GLOBAL = new Set(["-D", "--debug", "-l", "--log-level", "--help"])
 
-const PS: Flags = {
-  flag: "alqs",
-  value: "fn",
+const PS: Pflags = {
+  short: "alqs",
+  shortValue: "fn",
   long: ["all", "latest", "no-trunc", "quiet", "size"],
   longValue: ["filter", "format", "last"],
 }
-const INSPECT: Flags = { flag: "s", value: "f", long: ["size"], longValue: ["format", "type"] }
-const LOGS: Flags = {
-  flag: "ft",
-  value: "n",
+const INSPECT: Pflags = { short: "s", shortValue: "f", long: ["size"], longValue: ["format", "type"] }
+const LOGS: Pflags = {
+  short: "ft",
+  shortValue: "n",
   long: ["details", "follow", "timestamps"],
   longValue: ["since", "tail", "until"],
 }
-const IMAGES: Flags = {
-  flag: "aq",
-  value: "f",
+const IMAGES: Pflags = {
+  short: "aq",
+  shortValue: "f",
   long: ["all", "digests", "no-trunc", "quiet", "tree"],
   longValue: ["filter", "format"],
 }
-const FORMAT: Flags = { value: "f", longValue: ["format"] }
-const STATS: Flags = { flag: "a", long: ["all", "no-stream", "no-trunc"], longValue: ["format"] }
-const LS: Flags = { flag: "q", value: "f", long: ["quiet", "no-trunc"], longValue: ["filter", "format"] }
-const NONE: Flags = {}
+const FORMAT: Pflags = { shortValue: "f", longValue: ["format"] }
+const STATS: Pflags = { short: "a", long: ["all", "no-stream", "no-trunc"], longValue: ["format"] }
+const LS: Pflags = {
+  short: "q",
+  shortValue: "f",
+  long: ["quiet", "no-trunc"],
+  longValue: ["filter", "format"],
+}
+const NONE: Pflags = {}
 
-const CONTAINER: Record<string, Flags> = {
+const CONTAINER: Record<string, Pflags> = {
   ls: PS,
   list: PS,
   ps: PS,
@@ -141,7 +135,7 @@ const CONTAINER: Record<string, Flags> = {
   stats: STATS,
   top: NONE,
 }
-const DOCKER_READ: Record<string, Flags> = {
+const DOCKER_READ: Record<string, Pflags> = {
   ps: PS,
   inspect: INSPECT,
   logs: LOGS,
@@ -153,20 +147,24 @@ const DOCKER_READ: Record<string, Flags> = {
   top: NONE,
 }
 /** Management commands: `docker image ls`, `docker system df`. */
-const DOCKER_GROUPS: Record<string, Record<string, Flags>> = {
+const DOCKER_GROUPS: Record<string, Record<string, Pflags>> = {
   container: CONTAINER,
   image: {
     ls: IMAGES,
     list: IMAGES,
     inspect: INSPECT,
-    history: { flag: "Hq", long: ["human", "no-trunc", "quiet"], longValue: ["format"] },
+    history: { short: "Hq", long: ["human", "no-trunc", "quiet"], longValue: ["format"] },
   },
-  network: { ls: LS, list: LS, inspect: { flag: "v", value: "f", long: ["verbose"], longValue: ["format"] } },
+  network: {
+    ls: LS,
+    list: LS,
+    inspect: { short: "v", shortValue: "f", long: ["verbose"], longValue: ["format"] },
+  },
   volume: { ls: LS, list: LS, inspect: FORMAT },
-  system: { df: { flag: "v", long: ["verbose"], longValue: ["format"] }, info: FORMAT },
+  system: { df: { short: "v", long: ["verbose"], longValue: ["format"] }, info: FORMAT },
 }
 
-export function classifyDocker(args: readonly string[]): Verdict {
+function classifyDocker(args: readonly string[]): Verdict {
   // docker reads its global flags up to the first word that is not one.
   const global = scanOptions(args, { ...pflag(DOCKER_GLOBAL), stopAtOperand: true })
   if (!global.ok) return approve(`docker: ${global.reason}`)
@@ -191,4 +189,27 @@ export function classifyDocker(args: readonly string[]): Verdict {
 /** A table entry for a model-chosen word (`constructor` is not a subcommand). */
 function own<T>(table: Record<string, T>, key: string | undefined): T | undefined {
   return key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined
+}
+
+export const HELM_DOCKER: Record<string, ProgramRule> = {
+  helm: {
+    classify: classifyHelm,
+    inputChoosesSubcommand: true,
+    kubeconfigFlag: true,
+    examples: {
+      allow: ["helm history x", "helm -n x list -A", "helm get values x --revision 2"],
+      ask: ["helm upgrade x ./c", "helm --kube-context=prod list", "helm get manifest x"],
+      deny: ["helm get values x --kubeconfig /root/.ssh/id_rsa"],
+    },
+  },
+  docker: {
+    classify: classifyDocker,
+    writes: (args) => args.includes("cp"),
+    inputChoosesSubcommand: true,
+    examples: {
+      allow: ["docker ps -a --format '{{.Names}}'", "docker container ls -q"],
+      ask: ["docker exec c ls", "docker -H tcp://x ps"],
+      deny: ["docker cp c:/x /etc/x"],
+    },
+  },
 }

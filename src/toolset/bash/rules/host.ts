@@ -1,24 +1,20 @@
-import { approve, deny, type Verdict } from "../verdict.ts"
-import { NETWORK } from "./network.ts"
-import { classifyByRule, getopt, noOperands, operandsLike, type ProgramRule } from "./program.ts"
-import { READERS } from "./readers.ts"
-import { DMESG, HOSTNAMECTL, JOURNALCTL, SYSCTL, SYSTEMCTL, TIMEDATECTL } from "./services.ts"
-import { SYSSTAT } from "./sysstat.ts"
+import { allow, approve, deny, type Verdict } from "../verdict.ts"
+import { getopt, noOperands, operandsLike, type ProgramRule, withTraits } from "./program.ts"
 
 /**
  * Host diagnostics that only read, each by its grammar. Options that change the host (set the
  * hostname or clock, clear the kernel ring buffer, vacuum the journal, kill sockets), read files
  * in ways the output would echo, or reach another machine ask a human.
  */
-const NUMBER = /^\d+(\.\d+)?$/
-const SYSROOT = "reads another system tree"
 
 const INFO: Record<string, ProgramRule> = {
   uptime: {
+    examples: { allow: ["uptime", "uptime -p"], ask: ["uptime x"] },
     options: getopt("hpsV", ["help", "pretty", "since", "version"]),
     operands: noOperands("uptime takes no operands"),
   },
   free: {
+    examples: { allow: ["free -h", "free -m -s 1 -c 2"], ask: ["free x"] },
     options: getopt("bkmghltvwVc:s:", [
       "bytes",
       "kilo",
@@ -46,6 +42,7 @@ const INFO: Record<string, ProgramRule> = {
     operands: noOperands("free takes no operands"),
   },
   uname: {
+    examples: { allow: ["uname -a"], ask: ["uname x"] },
     options: getopt("asnrvmpio", [
       "all",
       "kernel-name",
@@ -61,9 +58,18 @@ const INFO: Record<string, ProgramRule> = {
     ]),
     operands: noOperands("uname takes no operands"),
   },
-  whoami: { options: getopt("", ["help", "version"]), operands: noOperands("whoami takes no operands") },
-  nproc: { options: getopt("", ["all", "ignore=", "help", "version"]), operands: noOperands("nproc") },
+  whoami: {
+    options: getopt("", ["help", "version"]),
+    operands: noOperands("whoami takes no operands"),
+    examples: { allow: ["whoami"], ask: ["whoami x"] },
+  },
+  nproc: {
+    options: getopt("", ["all", "ignore=", "help", "version"]),
+    operands: noOperands("nproc"),
+    examples: { allow: ["nproc --all"], ask: ["nproc x"] },
+  },
   id: {
+    examples: { allow: ["id -u", "id root"], ask: ["id --bogus"] },
     options: getopt("aZgGnruz", [
       "context",
       "group",
@@ -77,9 +83,11 @@ const INFO: Record<string, ProgramRule> = {
     ]),
   },
   w: {
+    examples: { allow: ["w -h"], ask: ["w --bogus"] },
     options: getopt("hsfoiupV", ["no-header", "no-current", "short", "from", "old-style", "ip-addr", "pids"]),
   },
   who: {
+    examples: { allow: ["who -b"], ask: ["who --bogus"] },
     options: getopt("abdHlmpqrstTuw", [
       "all",
       "boot",
@@ -102,6 +110,7 @@ const INFO: Record<string, ProgramRule> = {
     ]),
   },
   last: {
+    examples: { allow: ["last -n 5"], ask: ["last -f /var/log/btmp"] },
     options: getopt("adf:Fin:Rs:t:p:wxhV0123456789", [
       "hostlast",
       "dns",
@@ -122,6 +131,7 @@ const INFO: Record<string, ProgramRule> = {
     ask: { "-f": "parses another file", "--file": "parses another file" },
   },
   hostname: {
+    examples: { allow: ["hostname -f"], ask: ["hostname -F /etc/hostname", "hostname newname"] },
     options: getopt("aAbdfF:iIsyhV", [
       "alias",
       "all-fqdns",
@@ -142,6 +152,11 @@ const INFO: Record<string, ProgramRule> = {
     operands: noOperands("hostname with a name sets the hostname"),
   },
   date: {
+    examples: {
+      allow: ["date -u +%FT%T -d @0"],
+      ask: ["date -s 2020-01-01", "date 010100002000"],
+      deny: ["date -uf/proc/self/environ"],
+    },
     options: getopt("d:f:I::r:Rs:u", [
       "date=",
       "debug",
@@ -165,149 +180,12 @@ const INFO: Record<string, ProgramRule> = {
     },
     operands: operandsLike(/^\+/, "date with an operand other than +FORMAT sets the clock"),
   },
-  lscpu: {
-    ask: { "-s": SYSROOT, "--sysroot": SYSROOT },
-    options: getopt("abBC::ce::Jp::s:xyhV", [
-      "all",
-      "online",
-      "bytes",
-      "caches?",
-      "offline",
-      "json",
-      "extended?",
-      "parse?",
-      "sysroot=",
-      "hex",
-      "physical",
-      "output-all",
-      "help",
-      "version",
-    ]),
-    operands: noOperands("lscpu takes no operands"),
-  },
-  lsblk: {
-    ask: { "--sysroot": SYSROOT },
-    options: getopt("ADEIJ:MOPSTabde:filmno:prstw:x:yzhV", [
-      "noempty",
-      "discard",
-      "dedup=",
-      "include=",
-      "json",
-      "merge",
-      "output-all",
-      "pairs",
-      "scsi",
-      "tree?",
-      "all",
-      "bytes",
-      "nodeps",
-      "exclude=",
-      "fs",
-      "ascii",
-      "list",
-      "perms",
-      "noheadings",
-      "output=",
-      "paths",
-      "raw",
-      "inverse",
-      "topology",
-      "width=",
-      "sort=",
-      "shell",
-      "zoned",
-      "sysroot=",
-      "help",
-      "version",
-    ]),
-  },
-  lsmem: {
-    ask: { "-s": SYSROOT, "--sysroot": SYSROOT },
-    options: getopt("JPabno:rS:s:hV", [
-      "json",
-      "pairs",
-      "all",
-      "bytes",
-      "noheadings",
-      "output=",
-      "output-all",
-      "raw",
-      "split=",
-      "sysroot=",
-      "summary?",
-      "help",
-      "version",
-    ]),
-    operands: noOperands("lsmem takes no operands"),
-  },
-  vmstat: {
-    options: getopt("afmnsdDp:S:wtyhV", [
-      "active",
-      "forks",
-      "slabs",
-      "one-header",
-      "stats",
-      "disk",
-      "disk-sum",
-      "partition=",
-      "unit=",
-      "wide",
-      "timestamp",
-      "no-first",
-      "help",
-      "version",
-    ]),
-    operands: operandsLike(NUMBER, "vmstat takes a delay and a count"),
-  },
-  findmnt: {
-    options: getopt("AabCcDd:eF:fiJklmMnN:O:o:Pp::RrS:sT:t:Uuvwxy", [
-      "all",
-      "ascii",
-      "bytes",
-      "nocanonicalize",
-      "canonicalize",
-      "df",
-      "direction=",
-      "evaluate",
-      "tab-file=",
-      "first-only",
-      "invert",
-      "json",
-      "kernel",
-      "list",
-      "mtab",
-      "mountpoint=",
-      "noheadings",
-      "task=",
-      "options=",
-      "output=",
-      "output-all",
-      "pairs",
-      "poll?",
-      "submounts",
-      "raw",
-      "real",
-      "pseudo",
-      "shadowed",
-      "source=",
-      "fstab",
-      "target=",
-      "tree",
-      "types=",
-      "uniq",
-      "notruncate",
-      "nofsroot",
-      "shell",
-      "timeout=",
-      "verify",
-      "verbose",
-      "vfs-all",
-      "help",
-      "version",
-    ]),
-    ask: { "-F": "parses a file and echoes it", "--tab-file": "parses a file and echoes it" },
-  },
   getent: {
+    examples: {
+      allow: ["getent hosts example.com", "getent passwd root"],
+      ask: ["getent -s ../../tmp/x passwd"],
+      deny: ["getent shadow", "getent gshadow"],
+    },
     options: getopt("Ais:V", ["no-addrconfig", "no-idn", "service=", "help", "usage", "version"]),
     operands: getentOperands,
     // glibc loads libnss_<service>.so: a service with a slash would load a library by path.
@@ -317,12 +195,6 @@ const INFO: Record<string, ProgramRule> = {
         ? approve(`getent -s ${service} names a library to load`)
         : undefined
     },
-  },
-  top: {
-    options: getopt("bcEeHhiOSs1d:n:o:p:u:U:w::", [], { abbreviations: false }),
-    check: (scanned) =>
-      scanned.options.some((o) => o.name === "-b") ? undefined : approve("top without -b is interactive"),
-    operands: noOperands("top takes no operands"),
   },
 }
 
@@ -352,27 +224,22 @@ function getentOperands(operands: readonly string[]): Verdict | undefined {
 }
 
 /** Programs that only print their arguments. */
-const PRINTERS = new Set(["echo", "printf", "true", "false"])
-
-const RULES: Record<string, ProgramRule> = {
-  ...INFO,
-  ...READERS,
-  ...NETWORK,
-  ...SYSSTAT,
-  systemctl: SYSTEMCTL,
-  journalctl: JOURNALCTL,
-  dmesg: DMESG,
-  sysctl: SYSCTL,
-  timedatectl: TIMEDATECTL,
-  hostnamectl: HOSTNAMECTL,
+const PRINTERS: Record<string, ProgramRule> = {
+  echo: {
+    classify: () => allow("echo prints its arguments"),
+    prints: "arguments",
+    examples: { allow: ["echo hello", "echo -n x"] },
+  },
+  printf: {
+    classify: () => allow("printf prints its arguments"),
+    prints: "format",
+    examples: { allow: ["printf '%s\\n' x"], deny: ["printf 'rm -r /tmp/x' | sh"] },
+  },
+  true: { classify: () => allow("true prints its arguments"), examples: { allow: ["true"] } },
+  false: { classify: () => allow("false prints its arguments"), examples: { allow: ["false"] } },
 }
 
-export function classifyHost(name: string, args: readonly string[]): Verdict | undefined {
-  if (PRINTERS.has(name)) return { decision: "allow", reason: `${name} prints its arguments` }
-  const rule = Object.hasOwn(RULES, name) ? RULES[name] : undefined
-  return rule ? classifyByRule(name, args, rule) : undefined
-}
-
-export function isHostProgram(name: string): boolean {
-  return PRINTERS.has(name) || Object.hasOwn(RULES, name)
+export const HOST: Record<string, ProgramRule> = {
+  ...withTraits(INFO, { reads: "files" }),
+  ...withTraits(PRINTERS, { reads: "nothing" }),
 }

@@ -1,6 +1,7 @@
 import { type OptionSpec, type ScannedOption, scanOptions } from "../options.ts"
 import { allow, approve, deny, type Verdict, worst } from "../verdict.ts"
 import { sourceDeny } from "./kubectl-sources.ts"
+import { type Pflags, type ProgramRule, pflag, type RuleContext } from "./program.ts"
 
 /**
  * kubectl is read through its real flag grammar (Go pflag: long flags exact, `_` is `-`,
@@ -64,10 +65,8 @@ const GLOBAL_SAFE = new Set([
   "--help",
 ])
 
-type SubFlags = { value?: string[]; flag?: string[]; short?: string; shortValue?: string }
-
-const LIST: SubFlags = {
-  value: [
+const LIST: Pflags = {
+  longValue: [
     "output",
     "selector",
     "field-selector",
@@ -81,7 +80,7 @@ const LIST: SubFlags = {
     "filename",
     "kustomize",
   ],
-  flag: [
+  long: [
     "all-namespaces",
     "watch",
     "watch-only",
@@ -98,16 +97,16 @@ const LIST: SubFlags = {
   shortValue: "olLfk",
 }
 
-const SUBCOMMANDS: Record<string, SubFlags> = {
+const SUBCOMMANDS: Record<string, Pflags> = {
   get: LIST,
   describe: {
-    value: ["selector", "chunk-size", "filename", "kustomize"],
-    flag: ["all-namespaces", "recursive", "show-events"],
+    longValue: ["selector", "chunk-size", "filename", "kustomize"],
+    long: ["all-namespaces", "recursive", "show-events"],
     short: "AR",
     shortValue: "lfk",
   },
   logs: {
-    value: [
+    longValue: [
       "container",
       "since",
       "since-time",
@@ -117,53 +116,42 @@ const SUBCOMMANDS: Record<string, SubFlags> = {
       "pod-running-timeout",
       "selector",
     ],
-    flag: ["all-pods", "prefix", "timestamps", "ignore-errors", "follow", "previous", "all-containers"],
+    long: ["all-pods", "prefix", "timestamps", "ignore-errors", "follow", "previous", "all-containers"],
     short: "fp",
     shortValue: "cl",
   },
   top: {
-    value: ["selector", "sort-by", "field-selector"],
-    flag: ["all-namespaces", "use-protocol-buffers", "show-capacity", "containers", "no-headers", "sum"],
+    longValue: ["selector", "sort-by", "field-selector"],
+    long: ["all-namespaces", "use-protocol-buffers", "show-capacity", "containers", "no-headers", "sum"],
     short: "A",
     shortValue: "l",
   },
   events: {
-    value: ["for", "types", "output", "chunk-size", "template"],
-    flag: ["all-namespaces", "watch", "no-headers", "show-managed-fields", "allow-missing-template-keys"],
+    longValue: ["for", "types", "output", "chunk-size", "template"],
+    long: ["all-namespaces", "watch", "no-headers", "show-managed-fields", "allow-missing-template-keys"],
     short: "Aw",
     shortValue: "o",
   },
-  explain: { value: ["api-version", "output"], flag: ["recursive"] },
+  explain: { longValue: ["api-version", "output"], long: ["recursive"] },
   "api-resources": {
-    value: ["api-group", "verbs", "output", "sort-by", "categories"],
-    flag: ["namespaced", "no-headers", "cached"],
+    longValue: ["api-group", "verbs", "output", "sort-by", "categories"],
+    long: ["namespaced", "no-headers", "cached"],
     shortValue: "o",
   },
   "api-versions": {},
-  version: { value: ["output"], flag: ["client"], shortValue: "o" },
+  version: { longValue: ["output"], long: ["client"], shortValue: "o" },
   "cluster-info": {},
   auth: {
-    value: ["subresource", "output"],
-    flag: ["all-namespaces", "list", "no-headers", "quiet"],
+    longValue: ["subresource", "output"],
+    long: ["all-namespaces", "list", "no-headers", "quiet"],
     short: "Aq",
     shortValue: "o",
   },
-  config: { value: ["output"], flag: ["no-headers", "raw", "flatten", "minify"], shortValue: "o" },
+  config: { longValue: ["output"], long: ["no-headers", "raw", "flatten", "minify"], shortValue: "o" },
 }
 
-const GLOBAL_FLAGS: SubFlags = { value: GLOBAL_VALUE, flag: GLOBAL_FLAG, short: "h", shortValue: "nsv" }
-const GLOBAL_SPEC: OptionSpec = spec(GLOBAL_FLAGS)
-
-function spec(...parts: SubFlags[]): OptionSpec {
-  const long = (names: string[] | undefined) => (names ?? []).map((n) => `--${n}`)
-  return {
-    pflag: true,
-    shortFlag: parts.map((p) => p.short ?? "").join(""),
-    shortValue: parts.map((p) => p.shortValue ?? "").join(""),
-    longValue: parts.flatMap((p) => long(p.value)),
-    longFlag: parts.flatMap((p) => long(p.flag)),
-  }
-}
+const GLOBAL_FLAGS: Pflags = { longValue: GLOBAL_VALUE, long: GLOBAL_FLAG, short: "h", shortValue: "nsv" }
+const GLOBAL_SPEC: OptionSpec = pflag(GLOBAL_FLAGS)
 
 const SECRET_READERS = new Set([
   "get",
@@ -185,7 +173,7 @@ const MUTATING = new Set(
   ).split(" "),
 )
 
-export function classifyKubectl(args: readonly string[], cwd = "/"): Verdict {
+function classifyKubectl(args: readonly string[], cwd = "/"): Verdict {
   // The subcommand cobra will run, found the way cobra finds it, is checked first.
   const [cobraSub, ...cobraRest] = cobraWords(args)
   const sourced = sourceDeny(cobraSub, args, cwd)
@@ -202,7 +190,7 @@ export function classifyKubectl(args: readonly string[], cwd = "/"): Verdict {
   if (MUTATING.has(sub)) return approve(`kubectl ${sub} changes the cluster or opens access to it`)
   const flags = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined
   if (!flags) return approve(`kubectl ${sub} is not on the read-only allowlist`)
-  const scan = scanOptions(args, spec(GLOBAL_FLAGS, flags))
+  const scan = scanOptions(args, pflag(GLOBAL_FLAGS, flags))
   if (!scan.ok) return approve(`kubectl ${sub}: ${scan.reason}`)
   const risky = scan.options.find((o) => isGlobal(o.name) && !GLOBAL_SAFE.has(o.name))
   const checks: Verdict[] = []
@@ -240,7 +228,7 @@ function cobraWords(args: readonly string[]): string[] {
 
 /** Every flag any subcommand knows, so the first scan can set their values aside. */
 function mergeAll(): OptionSpec {
-  const all = spec(...Object.values(SUBCOMMANDS))
+  const all = pflag(...Object.values(SUBCOMMANDS))
   const global = GLOBAL_SPEC
   return {
     shortFlag: `${global.shortFlag}${all.shortFlag}`,
@@ -311,7 +299,7 @@ function classifyConfig(action: string | undefined): Verdict {
 }
 
 /** The command `kubectl run/debug … -- CMD` runs in the container, for the policy to classify. */
-export function kubectlInnerCommand(args: readonly string[]): string[] | undefined {
+function kubectlInnerCommand(args: readonly string[]): string[] | undefined {
   const dash = args.indexOf("--")
   if (dash === -1) return undefined
   const head = scanOptions(args.slice(0, dash), { ...GLOBAL_SPEC, ...mergeAll() })
@@ -342,4 +330,30 @@ const ALL = new Set(["all"])
 /** `pods,secrets`, `secret/x`, `secrets.v1.`, `Secret`: resource names as kubectl reads them. */
 function isResource(word: string, names: Set<string>): boolean {
   return word.split(",").some((piece) => names.has(piece.split("/")[0]!.split(".")[0]!.trim().toLowerCase()))
+}
+
+export const KUBECTL: Record<string, ProgramRule> = {
+  kubectl: {
+    // `kubectl run/debug … -- CMD`: the command in the container is classified too.
+    classify: (args: readonly string[], context: RuleContext) => {
+      const inner = kubectlInnerCommand(args)
+      const own = classifyKubectl(args, context.cwd)
+      return inner ? worst(own, context.wrapped({ kind: "argv", argv: inner })) : own
+    },
+    writes: (args) => args.includes("cp"),
+    outputOptions: ["--log-file", "--log_file", "--profile-output", "--log-dir", "--log_dir", "--cache-dir"],
+    inputChoosesSubcommand: true,
+    kubeconfigFlag: true,
+    examples: {
+      allow: ["kubectl get pods -A", "kubectl logs -f --tail=10 pod -c main", "kubectl config get-contexts"],
+      ask: ["kubectl delete pod x", "kubectl get pods --context=prod", "kubectl config view"],
+      deny: [
+        "kubectl exec p -- id",
+        "kubectl get secret x -o yaml",
+        "kubectl delete namespace x",
+        "kubectl --log-file=/etc/cron.d/x get pods",
+        "kubectl get pods | xargs kubectl",
+      ],
+    },
+  },
 }

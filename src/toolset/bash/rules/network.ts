@@ -1,9 +1,15 @@
 import { allow, approve, type Verdict } from "../verdict.ts"
-import { getopt, type ProgramRule } from "./program.ts"
+import { getopt, type ProgramRule, type RuleContext, withTraits } from "./program.ts"
 
 /** Sockets, interfaces and open files: listing them is read-only, killing or reconfiguring is not. */
-export const NETWORK: Record<string, ProgramRule> = {
+const SOCKETS: Record<string, ProgramRule> = {
   ss: {
+    outputOptions: ["-D", "--diag"],
+    examples: {
+      allow: ["ss -tulpn", "ss -tulpn state established"],
+      ask: ["ss -K dst 127.0.0.9", "ss --kil dst 127.0.0.9"],
+      deny: ["ss -D /etc/x"],
+    },
     options: getopt("hVnraloemipTisbEZzN:460tMSudwxf:KHOA:D:F:", [
       "help",
       "version",
@@ -61,6 +67,7 @@ export const NETWORK: Record<string, ProgramRule> = {
     },
   },
   netstat: {
+    examples: { allow: ["netstat -tulpn"], ask: ["netstat x"] },
     options: getopt("rigsMvWnNepoclaFCZ46tuwxA:", [
       "version",
       "help",
@@ -120,7 +127,7 @@ const IP_COMMANDS = new Set(["show", "list", "lst", "ls", "get"])
 const IP_FLAGS =
   /^-(4|6|s|stats|statistics|d|details|j|json|p|pretty|br|brief|c|color|o|oneline|h|human|r|resolve)$/
 
-export function classifyIp(args: readonly string[]): Verdict {
+function classifyIp(args: readonly string[]): Verdict {
   let i = 0
   for (; i < args.length && args[i]!.startsWith("-"); i++) {
     const option = args[i]!
@@ -139,7 +146,7 @@ export function classifyIp(args: readonly string[]): Verdict {
 }
 
 /** `ip netns exec NS cmd…`, `ip vrf exec VRF cmd…` (also with `-all`): the command it runs. */
-export function ipInnerCommand(args: readonly string[]): string[] | undefined {
+function ipInnerCommand(args: readonly string[]): string[] | undefined {
   const exec = args.findIndex(
     (a, i) => a === "exec" && i > 0 && /^(netns|vrf|n|ne|net|vr)/.test(args[i - 1]!),
   )
@@ -156,7 +163,7 @@ const LSOF_FLAGS = /^-[abhlnNoOPRtUvVwXxKMlSTZ]+$/
 const LSOF_ATTACHED = /^-(i.*|F.*|s.*|T.*|r\d*|E|f)$|^\+(r\d*|f|L\d*|c\d+|w|E|M)$/
 const LSOF_VALUE = new Set(["-c", "-d", "-g", "-p", "-u", "+d", "+D", "-e"])
 
-export function classifyLsof(args: readonly string[]): Verdict {
+function classifyLsof(args: readonly string[]): Verdict {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === "--") break
@@ -168,4 +175,25 @@ export function classifyLsof(args: readonly string[]): Verdict {
     return approve(`lsof ${arg} is not known to be read-only (-D writes a cache, -k/-m read kernel files)`)
   }
   return allow("lsof lists open files")
+}
+
+export const NETWORK: Record<string, ProgramRule> = {
+  ...withTraits(SOCKETS, { reads: "files" }),
+  ip: {
+    // `ip netns exec NS cmd…` runs a command: the verdict is that command's.
+    classify: (args: readonly string[], context: RuleContext) => {
+      const inner = ipInnerCommand(args)
+      return inner ? context.wrapped({ kind: "argv", argv: inner }) : classifyIp(args)
+    },
+    examples: {
+      allow: ["ip -br addr show", "ip route get 1.1.1.1"],
+      ask: ["ip link set lo mtu 1000", "ip -batch /tmp/x", "ip netns exec x uptime"],
+      deny: ["ip netns exec x rm -r /tmp/x"],
+    },
+  },
+  lsof: {
+    classify: classifyLsof,
+    deviceMetadata: true,
+    examples: { allow: ["lsof -nP -iTCP:443", "lsof +D /var/log"], ask: ["lsof -D b"] },
+  },
 }

@@ -1,4 +1,5 @@
 import { allow, approve, deny, type Verdict } from "../verdict.ts"
+import type { ProgramRule } from "./program.ts"
 
 /**
  * procps `ps` has three option styles in one line: UNIX groups (`-ef`), BSD groups without a dash
@@ -37,7 +38,7 @@ const GNU_VALUE = new Set([
 type Option = { name: string; value: string | undefined; detached: boolean }
 type Parsed = { unix: { flags: string; option?: Option }[]; gnu: Option[]; pids: string[]; bsd: string[] }
 
-export function classifyPs(args: readonly string[]): Verdict {
+function classifyPs(args: readonly string[]): Verdict {
   const parsed = parse(args)
   for (const word of parsed.bsd) {
     if (word.includes("e")) return deny("ps e prints process environments (provider keys)")
@@ -49,6 +50,17 @@ export function classifyPs(args: readonly string[]): Verdict {
         "where e prints every process's environment",
     )
   return allow("ps lists processes")
+}
+
+export const PS: Record<string, ProgramRule> = {
+  ps: {
+    classify: classifyPs,
+    examples: {
+      allow: ["ps aux", "ps -ef", "ps -C kube-apiserver -o pid"],
+      ask: ["ps o pid,cmd", "ps -ef -x"],
+      deny: ["ps auxeww", "ps -eF e"],
+    },
+  },
 }
 
 function parse(args: readonly string[]): Parsed {

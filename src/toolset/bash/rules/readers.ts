@@ -1,5 +1,4 @@
-import { allow, approve, deny, type Verdict } from "../verdict.ts"
-import { getopt, operandsLike, type ProgramRule } from "./program.ts"
+import { getopt, operandsLike, type ProgramRule, withTraits } from "./program.ts"
 
 /**
  * Programs that read or list the files they are given. Reading an ordinary file is a read: the
@@ -9,7 +8,7 @@ import { getopt, operandsLike, type ProgramRule } from "./program.ts"
  */
 const FROM_FILE = "takes file names from a file"
 
-const checksum: ProgramRule = {
+const checksum: Omit<ProgramRule, "examples"> = {
   options: getopt("bctwz", [
     "binary",
     "check",
@@ -27,8 +26,12 @@ const checksum: ProgramRule = {
   ask: { "-c": "echoes the lines of a checksum file", "--check": "echoes the lines of a checksum file" },
 }
 
-export const READERS: Record<string, ProgramRule> = {
+const READ_FILES: Record<string, ProgramRule> = {
   cat: {
+    examples: {
+      allow: ["cat /etc/os-release", "cat /proc/pressure/memory"],
+      deny: ["cat /proc/self/environ"],
+    },
     options: getopt("AbeEnstTuv", [
       "show-all",
       "number-nonblank",
@@ -42,6 +45,8 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   ls: {
+    deviceMetadata: true,
+    examples: { allow: ["ls -la /var/log"], ask: ["ls --bogus"], deny: ["ls /etc/dupin/"] },
     options: getopt("aAbBcCdDfFgGhHiI:klLmnNopqQrRsStT:uUvw:xXZ1", [
       "all",
       "almost-all",
@@ -91,6 +96,8 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   stat: {
+    deviceMetadata: true,
+    examples: { allow: ["stat -c %s /tmp/x"], ask: ["stat --bogus /tmp/x"] },
     options: getopt("Lfc:t", [
       "dereference",
       "file-system",
@@ -103,6 +110,12 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   du: {
+    deviceMetadata: true,
+    examples: {
+      allow: ["du -sh /var/log"],
+      ask: ["du -X /tmp/p /var"],
+      deny: ["du --files0-from=/proc/self/environ"],
+    },
     options: getopt("0abB:cDd:HhkLlmPSst:xX:", [
       "null",
       "all",
@@ -137,6 +150,8 @@ export const READERS: Record<string, ProgramRule> = {
     },
   },
   df: {
+    deviceMetadata: true,
+    examples: { allow: ["df -h"], ask: ["df --bogus"] },
     options: getopt("aB:hHiklPt:Tx:v", [
       "all",
       "block-size=",
@@ -157,6 +172,7 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   file: {
+    examples: { allow: ["file /bin/ls"], ask: ["file -z /tmp/x"] },
     options: getopt("bcCdEe:F:f:hiklLm:nNp0P:rsSvzZ", [
       "help",
       "version",
@@ -207,10 +223,12 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   seq: {
+    examples: { allow: ["seq 1 10"], ask: ["seq a"] },
     options: getopt("f:s:w", ["format=", "separator=", "equal-width", "help", "version"]),
     operands: operandsLike(/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i, "seq takes numbers"),
   },
   nl: {
+    examples: { allow: ["nl /tmp/x"], ask: ["nl --bogus /tmp/x"] },
     options: getopt("b:d:f:h:i:l:n:ps:v:w:", [
       "body-numbering=",
       "section-delimiter=",
@@ -228,6 +246,7 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   od: {
+    examples: { allow: ["od -An -c /etc/hostname"], ask: ["od --bogus"] },
     options: getopt("A:abcdfhij:lN:ost:vw::xB", [
       "traditional",
       "address-radix=",
@@ -243,6 +262,7 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   hexdump: {
+    examples: { allow: ["hexdump -C /tmp/x"], ask: ["hexdump -f /tmp/fmt /tmp/x"] },
     options: getopt("bcCdoxL::e:f:n:s:vhV", [
       "one-byte-octal",
       "one-byte-char",
@@ -261,8 +281,12 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
     ask: { "-f": "reads its format from a file", "--format-file": "reads its format from a file" },
   },
-  paste: { options: getopt("d:sz", ["delimiters=", "serial", "zero-terminated", "help", "version"]) },
+  paste: {
+    options: getopt("d:sz", ["delimiters=", "serial", "zero-terminated", "help", "version"]),
+    examples: { allow: ["paste -d, /tmp/a /tmp/b"], ask: ["paste --bogus"] },
+  },
   comm: {
+    examples: { allow: ["comm -12 /tmp/a /tmp/b"], ask: ["comm --bogus"] },
     options: getopt("123z", [
       "check-order",
       "nocheck-order",
@@ -272,6 +296,7 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   join: {
+    examples: { allow: ["join -t, /tmp/a /tmp/b"], ask: ["join --bogus"] },
     options: getopt("a:e:io:t:v:1:2:j:z", [
       "ignore-case",
       "check-order",
@@ -281,6 +306,8 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   readlink: {
+    deviceMetadata: true,
+    examples: { allow: ["readlink -f /etc/localtime"], ask: ["readlink --bogus"] },
     options: getopt("femnqsvz", [
       "canonicalize",
       "canonicalize-existing",
@@ -295,6 +322,8 @@ export const READERS: Record<string, ProgramRule> = {
     ]),
   },
   realpath: {
+    deviceMetadata: true,
+    examples: { allow: ["realpath /tmp"], ask: ["realpath --bogus"] },
     options: getopt("emLPqsz", [
       "canonicalize-existing",
       "canonicalize-missing",
@@ -310,55 +339,23 @@ export const READERS: Record<string, ProgramRule> = {
       "version",
     ]),
   },
-  basename: { options: getopt("as:z", ["multiple", "suffix=", "zero", "help", "version"]) },
-  dirname: { options: getopt("z", ["zero", "help", "version"]) },
+  basename: {
+    options: getopt("as:z", ["multiple", "suffix=", "zero", "help", "version"]),
+    examples: { allow: ["basename /a/b.txt .txt"], ask: ["basename --bogus"] },
+  },
+  dirname: {
+    options: getopt("z", ["zero", "help", "version"]),
+    examples: { allow: ["dirname /a/b"], ask: ["dirname --bogus"] },
+  },
   pwd: {
+    examples: { allow: ["pwd"], ask: ["pwd x"] },
     options: getopt("LP", [], { abbreviations: false }),
     operands: operandsLike(/^$/, "pwd takes no operands"),
   },
-  md5sum: checksum,
-  sha1sum: checksum,
-  sha256sum: checksum,
-  sha512sum: checksum,
+  md5sum: { ...checksum, examples: { allow: ["md5sum /tmp/x"], ask: ["md5sum -c /tmp/sums"] } },
+  sha1sum: { ...checksum, examples: { allow: ["sha1sum /tmp/x"], ask: ["sha1sum --check /tmp/sums"] } },
+  sha256sum: { ...checksum, examples: { allow: ["sha256sum /tmp/x"], ask: ["sha256sum -c /tmp/sums"] } },
+  sha512sum: { ...checksum, examples: { allow: ["sha512sum /tmp/x"], ask: ["sha512sum -c /tmp/sums"] } },
 }
 
-/** find primaries that only test or print; -exec and friends run commands, -fprint* and -delete write. */
-const FIND_TESTS = new Set(
-  (
-    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -size " +
-    "-mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -used -user -group -uid -gid -nouser " +
-    "-nogroup -perm -links -inum -samefile -empty -readable -writable -executable -fstype -context " +
-    "-maxdepth -mindepth -xdev -mount -depth -follow -prune -print -print0 -printf -ls -true -false -not " +
-    "-a -and -o -or -quit -daystart -noleaf -regextype -ignore_readdir_race -noignore_readdir_race " +
-    "-warn -nowarn ! ( ) ,"
-  ).split(" "),
-)
-/** Primaries followed by one value word. */
-const FIND_VALUE = new Set(
-  (
-    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -size " +
-    "-mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -used -user -group -uid -gid -perm " +
-    "-links -inum -samefile -fstype -context -maxdepth -mindepth -printf -regextype"
-  ).split(" "),
-)
-const FIND_DENY = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/
-
-export function classifyFind(args: readonly string[]): Verdict {
-  const bad = args.find((a) => FIND_DENY.test(a))
-  if (bad) return deny(`find ${bad} runs commands or changes files`)
-  let i = 0
-  // Leading options: -H -L -P, -D debugopts, -Olevel.
-  for (; i < args.length && /^-[HLP]$|^-O\d$|^-D$/.test(args[i]!); i++) if (args[i] === "-D") i++
-  // Start points: everything up to the first word that starts an expression.
-  while (i < args.length && !/^[-!(),]/.test(args[i]!)) i++
-  for (; i < args.length; i++) {
-    const word = args[i]!
-    if (/^-newer[aBcmt][aBcmt]$/.test(word)) {
-      i++
-      continue
-    }
-    if (!FIND_TESTS.has(word)) return approve(`find ${word} is not known to be read-only`)
-    if (FIND_VALUE.has(word)) i++
-  }
-  return allow("find lists names")
-}
+export const READERS = withTraits(READ_FILES, { reads: "files" })

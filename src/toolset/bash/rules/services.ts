@@ -1,5 +1,5 @@
 import { approve } from "../verdict.ts"
-import { getopt, noOperands, type ProgramRule } from "./program.ts"
+import { getopt, noOperands, type ProgramRule, withTraits } from "./program.ts"
 
 /**
  * systemd and the kernel log: reading them is a diagnosis, everything else they can do (stop a
@@ -7,6 +7,8 @@ import { getopt, noOperands, type ProgramRule } from "./program.ts"
  * own long options, the dangerous ones too, so an abbreviation resolves to what the program
  * would pick (`journalctl --rot` is `--rotate`, which asks).
  */
+type Grammar = Omit<ProgramRule, "examples">
+
 const SYSTEMCTL_READ = new Set([
   "status",
   "show",
@@ -30,7 +32,7 @@ const ELSEWHERE = "works on another host, container or root"
 /** systemd tools' options that point them at another host or container. */
 const ELSEWHERE_OPTIONS = { "-H": ELSEWHERE, "--host": ELSEWHERE, "-M": ELSEWHERE, "--machine": ELSEWHERE }
 
-export const SYSTEMCTL: ProgramRule = {
+const SYSTEMCTL: Grammar = {
   options: getopt("ahH:M:p:P:t:s:n:o:iTlqrfV", [
     "help",
     "version",
@@ -99,7 +101,7 @@ export const SYSTEMCTL: ProgramRule = {
 
 const CHANGES_JOURNAL = "changes the journal or reads files other than the journal"
 
-export const JOURNALCTL: ProgramRule = {
+const JOURNALCTL: Grammar = {
   options: getopt(
     "hefo:aln::qmb::kD:p:g:c:S:U:t:T:u:NF:xrM:i:",
     [
@@ -210,7 +212,7 @@ export const JOURNALCTL: ProgramRule = {
 
 const CHANGES_KERNEL_LOG = "clears the kernel log, sets the console or reads a file"
 
-export const DMESG: ProgramRule = {
+const DMESG: Grammar = {
   options: getopt("CcDdEeF:f:HhJkL::l:n:Pp:rSs:TtuVwWx", [
     "clear",
     "read-clear",
@@ -255,7 +257,7 @@ export const DMESG: ProgramRule = {
 /** sysctl reads kernel settings; `-w`, `name=value`, `-p` and `--system` write them. */
 const WRITES_SETTINGS = "writes kernel settings"
 
-export const SYSCTL: ProgramRule = {
+const SYSCTL: Grammar = {
   options: getopt("abeNnp::r:qwhVAXdfo", [
     "all",
     "deprecated",
@@ -280,7 +282,7 @@ export const SYSCTL: ProgramRule = {
 }
 
 /** systemd's `*ctl` status tools: their status verbs read, the rest set the clock or the name. */
-function statusTool(name: string, verbs: readonly string[], long: readonly string[]): ProgramRule {
+function statusTool(name: string, verbs: readonly string[], long: readonly string[]): Grammar {
   const read = new Set(verbs)
   return {
     options: getopt("hH:M:a", [
@@ -300,9 +302,54 @@ function statusTool(name: string, verbs: readonly string[], long: readonly strin
   }
 }
 
-export const TIMEDATECTL = statusTool(
+const TIMEDATECTL = statusTool(
   "timedatectl",
   ["status", "show", "list-timezones", "timesync-status", "show-timesync"],
   ["adjust-system-clock", "monitor", "property=", "all", "value"],
 )
-export const HOSTNAMECTL = statusTool("hostnamectl", ["status"], ["transient", "static", "pretty", "json="])
+const HOSTNAMECTL = statusTool("hostnamectl", ["status"], ["transient", "static", "pretty", "json="])
+
+export const SERVICES = withTraits(
+  {
+    systemctl: {
+      ...SYSTEMCTL,
+      examples: {
+        allow: ["systemctl status kubelet", "systemctl list-units --type=service --state=failed"],
+        ask: ["systemctl restart kubelet", "systemctl -H host status", "systemctl -pstatus stop x.service"],
+      },
+    },
+    journalctl: {
+      ...JOURNALCTL,
+      outputOptions: ["--cursor-file"],
+      examples: {
+        allow: ["journalctl -u kubelet --since today", "journalctl -b -1 -u kubelet -n 20 --no-pager"],
+        ask: ["journalctl --rot", "journalctl --vacuum-size=1M", "journalctl -D /tmp/j"],
+        deny: ["journalctl --cursor-file=/etc/x -n 1"],
+      },
+    },
+    dmesg: {
+      ...DMESG,
+      examples: {
+        allow: ["dmesg -T"],
+        ask: ["dmesg -c", "dmesg --cle"],
+        deny: ["dmesg --fil=/proc/self/environ"],
+      },
+    },
+    sysctl: {
+      ...SYSCTL,
+      examples: {
+        allow: ["sysctl -n net.ipv4.ip_forward"],
+        ask: ["sysctl -w kernel.domainname=x", "sysctl kernel.domainname=x", "sysctl --sys"],
+      },
+    },
+    timedatectl: {
+      ...TIMEDATECTL,
+      examples: { allow: ["timedatectl status", "timedatectl"], ask: ["timedatectl set-time 2020-01-01"] },
+    },
+    hostnamectl: {
+      ...HOSTNAMECTL,
+      examples: { allow: ["hostnamectl", "hostnamectl status"], ask: ["hostnamectl hostname x"] },
+    },
+  } satisfies Record<string, ProgramRule>,
+  { reads: "files" },
+)

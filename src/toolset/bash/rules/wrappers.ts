@@ -1,5 +1,5 @@
-import { type OptionSpec, scanOptions } from "../options.ts"
-import { getopt } from "./program.ts"
+import { scanOptions } from "../options.ts"
+import { getopt, type Inner, type ProgramRule, type Wrapper } from "./program.ts"
 
 /**
  * Programs that run another program given in their arguments (`sudo rm -rf /`, `xargs rm -r`,
@@ -8,31 +8,10 @@ import { getopt } from "./program.ts"
  * shell script; the policy classifies that command as well, so a wrapper can never launder a
  * denied command, and the wrapper itself always needs approval.
  */
-export type Inner =
-  /**
-   * The inner argv; `appendable`: the input adds arguments to it (xargs); `placeholder`: the
-   * input replaces this string wherever it stands (`xargs -I{}`).
-   */
-  | { kind: "argv"; argv: string[]; appendable?: boolean; placeholder?: string }
-  /** A shell script, as `sh -c` would run it. */
-  | { kind: "script"; script: string }
-  /** Nothing runs inside (or only an interactive shell). */
-  | { kind: "none" }
-  /** The options could not be read: any suffix of the arguments, or any one argument as a script, may be the command. */
-  | { kind: "unknown"; args: readonly string[] }
-
-type WrapperSpec = {
-  options: OptionSpec
-  /** Operands before the command (timeout's duration, chroot's new root, flock's lock file). */
-  leading?: number
-  /** The inner command from the scan; default: the operands after `leading`. */
-  inner?: (operands: string[], options: Array<{ name: string; value: string | undefined }>) => Inner
-}
-
 const argv = (words: string[]): Inner => (words.length > 0 ? { kind: "argv", argv: words } : { kind: "none" })
 const POSIX = { stopAtOperand: true }
 
-const WRAPPERS: Record<string, WrapperSpec> = {
+const GRAMMARS: Record<string, Wrapper> = {
   sudo: {
     options: getopt(
       "AbEeHiKklnPSsVvu:g:C:D:h::p:r:t:U:T:R:",
@@ -263,105 +242,133 @@ const WRAPPERS: Record<string, WrapperSpec> = {
  * Programs that run a command given in their arguments whose option grammar dupin does not model:
  * every suffix of the arguments, and every argument as a shell script, is classified.
  */
-const OPAQUE_RUNNERS = new Set(
-  (
-    "pkexec parallel setpriv prlimit systemd-run chpst fakeroot firejail bwrap cgexec numactl valgrind " +
-    "perf catchsegv rlwrap torsocks proxychains proxychains4 dbus-launch xvfb-run entr tmux screen at batch " +
-    "start-stop-daemon run-parts toybox sg script ssh gdb unbuffer chronic daemonize capsh sshpass"
-  ).split(" "),
-)
+const OPAQUE_RUNNERS = (
+  "pkexec parallel setpriv prlimit systemd-run chpst fakeroot firejail bwrap cgexec numactl valgrind " +
+  "perf catchsegv rlwrap torsocks proxychains proxychains4 dbus-launch xvfb-run entr tmux screen at batch " +
+  "start-stop-daemon run-parts toybox sg ssh unbuffer chronic daemonize capsh sshpass"
+).split(" ")
 
-export function isWrapper(name: string): boolean {
-  return Object.hasOwn(WRAPPERS, name) || OPAQUE_RUNNERS.has(name)
-}
+const opaque = (name: string): ProgramRule => ({
+  wraps: "opaque",
+  examples: { ask: [`${name} uptime`], deny: [`${name} rm -r /tmp/x`] },
+})
 
-/** What `name args…` runs inside, by the wrapper's own option grammar. */
-export function wrappedCommand(name: string, args: readonly string[]): Inner {
-  // pidstat runs a program only with -e; everything after -e is that program.
-  if (name === "pidstat") {
-    const e = args.indexOf("-e")
-    return e === -1 ? { kind: "none" } : argv(args.slice(e + 1))
-  }
-  const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
-  if (!spec) return { kind: "unknown", args }
-  const scan = scanOptions(args, spec.options)
+/** What a wrapper runs inside, by its own option grammar. */
+export function wrappedCommand(wraps: Wrapper | "opaque", args: readonly string[]): Inner {
+  if (wraps === "opaque") return { kind: "unknown", args }
+  const scan = scanOptions(args, wraps.options)
   if (!scan.ok) return { kind: "unknown", args }
-  if (spec.inner) return spec.inner(scan.operands, scan.options)
-  return argv(scan.operands.slice(spec.leading ?? 0))
+  if (wraps.inner) return wraps.inner(scan.operands, scan.options)
+  return argv(scan.operands.slice(wraps.leading ?? 0))
 }
 
-/** Shells: the script after `-c` is parsed and classified like a command of its own. */
-export const SHELLS = new Set([
-  "sh",
-  "bash",
-  "dash",
-  "zsh",
-  "ksh",
-  "mksh",
-  "fish",
-  "ash",
-  "csh",
-  "tcsh",
-  "su",
-])
+const TRACE_OUTPUT = ["-o", "--output"]
+/** script's logs: files it writes. */
+const SCRIPT_LOGS = ["-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"]
 
-/** Interpreters and evaluators run code the policy cannot see through. */
-export const INTERPRETERS = new Set([
-  "eval",
-  "source",
-  ".",
-  "python",
-  "python2",
-  "python3",
-  "perl",
-  "ruby",
-  "node",
-  "nodejs",
-  "bun",
-  "deno",
-  "php",
-  "lua",
-  "tclsh",
-  "wish",
-  "Rscript",
-  "java",
-  "jshell",
-  "expect",
-  "osascript",
-  "pwsh",
-  "powershell",
-  "gdb",
-])
-
-/**
- * The script a shell runs: `-c` may be grouped (`-lc`, `-ec`) and the script is the first
- * operand after the options (`bash -c -- 'cmd'`, `bash -c -x 'cmd'`). `su -c CMD` takes it as
- * the option's value. Undefined when the shell reads a script file or stdin.
- */
-export function shellScript(name: string, args: readonly string[]): string | undefined {
-  if (name === "su") {
-    const at = args.findIndex((a) => /^(-c|--command)(=|$)/.test(a) || /^-[^-]*c/.test(a))
-    if (at === -1) return undefined
-    const arg = args[at]!
-    if (arg.startsWith("--command=")) return arg.slice(10)
-    // `-c CMD`, or attached: `-cCMD`, `-lcCMD`.
-    const attached = arg.startsWith("--") ? "" : arg.slice(arg.indexOf("c") + 1)
-    return attached || args[at + 1]
-  }
-  let hasC = false
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--" || arg === "-") return hasC ? args[i + 1] : undefined
-    if (/^[-+]o$/.test(arg) || arg === "-O" || arg === "+O" || arg === "--rcfile" || arg === "--init-file") {
-      i++
-      continue
-    }
-    if (/^[-+][A-Za-z]+$/.test(arg)) {
-      if (arg.startsWith("-") && arg.includes("c")) hasC = true
-      continue
-    }
-    if (arg.startsWith("--")) continue
-    return hasC ? arg : undefined
-  }
-  return undefined
+export const WRAPPERS: Record<string, ProgramRule> = {
+  sudo: {
+    wraps: GRAMMARS.sudo!,
+    examples: {
+      ask: ["sudo uptime"],
+      deny: ["sudo rm -rf /", "sudo -e /etc/hosts", "sudo sudo sudo sudo sudo sudo id"],
+    },
+  },
+  doas: { wraps: GRAMMARS.doas!, examples: { ask: ["doas uptime"], deny: ["doas rm -r /tmp/x"] } },
+  xargs: {
+    wraps: GRAMMARS.xargs!,
+    examples: {
+      ask: ["xargs echo", "xargs -0 echo"],
+      // A reader fed names by its input may be fed a credential's.
+      deny: [
+        "xargs -n1 uptime",
+        "xargs -I{} kubectl delete ns {}",
+        "echo -r /tmp/x | xargs rm",
+        "xargs kubectl describe",
+      ],
+    },
+  },
+  timeout: {
+    wraps: GRAMMARS.timeout!,
+    examples: { ask: ["timeout 5 uptime"], deny: ["timeout 5 kubectl exec p -- sh"] },
+  },
+  nice: { wraps: GRAMMARS.nice!, examples: { ask: ["nice -n 5 uptime"], deny: ["nice -5 rm -r /tmp/x"] } },
+  ionice: {
+    wraps: GRAMMARS.ionice!,
+    examples: { ask: ["ionice -c 3 uptime"], deny: ["ionice -c 3 rm -r /tmp/x"] },
+  },
+  stdbuf: {
+    wraps: GRAMMARS.stdbuf!,
+    examples: { ask: ["stdbuf -oL uptime"], deny: ["stdbuf -oL rm -r /tmp/x"] },
+  },
+  nohup: { wraps: GRAMMARS.nohup!, examples: { ask: ["nohup uptime"], deny: ["nohup rm -r /tmp/x"] } },
+  setsid: { wraps: GRAMMARS.setsid!, examples: { ask: ["setsid uptime"], deny: ["setsid rm -r /tmp/x"] } },
+  time: {
+    wraps: GRAMMARS.time!,
+    outputOptions: TRACE_OUTPUT,
+    // A pipeline cannot start with `time` (the shell keyword); inside a wrapper it is the program.
+    examples: { ask: ["nice time uptime"], deny: ["nice time rm -r /tmp/x", "nice time -o /etc/x uptime"] },
+  },
+  chrt: { wraps: GRAMMARS.chrt!, examples: { ask: ["chrt 1 uptime"], deny: ["chrt 1 rm -r /tmp/x"] } },
+  taskset: {
+    wraps: GRAMMARS.taskset!,
+    examples: { ask: ["taskset 1 uptime"], deny: ["taskset 1 rm -r /tmp/x"] },
+  },
+  chroot: {
+    wraps: GRAMMARS.chroot!,
+    examples: { ask: ["chroot /srv uptime"], deny: ["chroot /srv rm -r /tmp/x"] },
+  },
+  unshare: {
+    wraps: GRAMMARS.unshare!,
+    examples: { ask: ["unshare -n uptime"], deny: ["unshare -n rm -r /tmp/x"] },
+  },
+  nsenter: {
+    wraps: GRAMMARS.nsenter!,
+    examples: { ask: ["nsenter -t 1 -n uptime"], deny: ["nsenter -t 1 rm -r /tmp/x"] },
+  },
+  runuser: {
+    wraps: GRAMMARS.runuser!,
+    examples: { ask: ["runuser -u nobody uptime"], deny: ["runuser -u nobody -c 'rm -r /tmp/x'"] },
+  },
+  flock: {
+    wraps: GRAMMARS.flock!,
+    examples: {
+      ask: ["flock /tmp/l uptime"],
+      deny: ["flock /tmp/l -c 'rm -r /tmp/x'", "flock -c 'rm -r /tmp/x' /tmp/l"],
+    },
+  },
+  watch: {
+    wraps: GRAMMARS.watch!,
+    examples: { ask: ["watch -n 1 uptime"], deny: ["watch -n 1 'rm -r /tmp/x'", "watch -x rm -r /tmp/x"] },
+  },
+  strace: {
+    wraps: GRAMMARS.strace!,
+    outputOptions: TRACE_OUTPUT,
+    examples: {
+      ask: ["strace -f uptime"],
+      deny: ["strace -o /etc/ld.so.preload true", "strace -o/etc/x true"],
+    },
+  },
+  ltrace: {
+    wraps: GRAMMARS.ltrace!,
+    outputOptions: TRACE_OUTPUT,
+    examples: { ask: ["ltrace uptime"], deny: ["ltrace -o /etc/x uptime"] },
+  },
+  busybox: {
+    wraps: GRAMMARS.busybox!,
+    examples: { ask: ["busybox uptime"], deny: ["busybox rm -r /tmp/x"] },
+  },
+  command: {
+    wraps: GRAMMARS.command!,
+    examples: { ask: ["command -v uptime"], deny: ["command rm -r /tmp/x"] },
+  },
+  builtin: {
+    wraps: GRAMMARS.builtin!,
+    examples: { ask: ["builtin uptime"], deny: ["builtin rm -r /tmp/x"] },
+  },
+  exec: { wraps: GRAMMARS.exec!, examples: { ask: ["exec uptime"], deny: ["exec rm -r /tmp/x"] } },
+  // Programs whose grammar dupin does not model: any suffix of their words may be the command
+  // (gdb is with the interpreters).
+  ...Object.fromEntries(OPAQUE_RUNNERS.map((name) => [name, opaque(name)])),
+  script: { ...opaque("script"), outputOptions: SCRIPT_LOGS },
 }
