@@ -4,8 +4,6 @@
  * deadline and abort kill the process groups (through the helper), output is capped, the temp
  * dir is removed, and nothing the run started outlives it.
  */
-import { rmSync } from "node:fs"
-import { join } from "node:path"
 import type { RunDone } from "./containment/helper/protocol.ts"
 import type { HelperSandbox } from "./containment/helper-sandbox.ts"
 import { resolveCommand } from "./containment/sandbox.ts"
@@ -50,12 +48,9 @@ export async function executeInHelper(
     return capture.result({ stages: exits, started, error: message, exitCode })
   }
   if (options.signal?.aborted) return capture.result({ stages: exits, started, aborted: true })
-  const tempDir = sandbox.tempDir()
-  try {
-    const env: Record<string, string> = { ...options.env, TMPDIR: tempDir }
-    // HOME may be private and is not the place for caches: kubectl and helm keep theirs per run.
-    env.KUBECACHEDIR ??= join(tempDir, "kube-cache")
-    env.HELM_CACHE_HOME ??= join(tempDir, "helm-cache")
+  {
+    // TMPDIR and the kubectl and helm caches are set by the helper: the run's own folder.
+    const env = options.env
     const resolved: string[][] = []
     for (const [i, argv] of stages.entries()) {
       try {
@@ -158,7 +153,5 @@ export async function executeInHelper(
       signalCode: failing.signalCode,
       ...(memory ? { error: memory } : {}),
     })
-  } finally {
-    rmSync(tempDir, { recursive: true, force: true })
   }
 }
