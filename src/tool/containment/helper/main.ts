@@ -8,7 +8,16 @@
  * It exits when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is
  * killed, and the namespaces die with the helper (it is their parent's namespace's init).
  */
-import { mkdirSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { constants } from "node:os"
 import { join } from "node:path"
 import { makeNonDumpable } from "../non-dumpable.ts"
@@ -66,6 +75,13 @@ function send(kind: (typeof FRAME)[keyof typeof FRAME], id: number, payload: Uin
   stdout.flush()
 }
 
+/**
+ * A run's output is held back and written with its end, in one write: dupin wakes once per run,
+ * not once per chunk (each wake-up costs a scheduling delay on a loaded host). Past this many
+ * bytes it goes out at once, so the helper never holds much.
+ */
+const HOLD_BYTES = 256 * 1024
+
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal)
@@ -77,18 +93,30 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 async function run(request: RunRequest): Promise<void> {
   let seen = 0
   let forwarded = 0
+  let held: Uint8Array[] = []
+  let heldBytes = 0
+  const flush = () => {
+    for (const f of held) stdout.write(f)
+    held = []
+    heldBytes = 0
+  }
   const forward = (kind: typeof FRAME.stdout | typeof FRAME.stderr, chunk: Uint8Array) => {
     seen += chunk.byteLength
     const room = request.cap - forwarded
     if (room <= 0) return
     const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
     forwarded += part.byteLength
-    send(kind, request.id, part)
+    held.push(frame(kind, request.id, part))
+    heldBytes += part.byteLength
+    if (heldBytes < HOLD_BYTES) return
+    flush()
+    stdout.flush()
   }
   const ends: StageEnd[] = request.stages.map(() => ({ exitCode: null, signalCode: null }))
   const reply = (extra: Partial<RunDone>, memoryKilled = false) => {
     active.delete(request.id)
     const done: RunDone = { stages: ends, seen, ...(memoryKilled ? { memoryKilled: true } : {}), ...extra }
+    flush()
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
   }
   let ns: RunNamespace
@@ -304,7 +332,6 @@ function startSampler(): void {
 }
 
 function handle(request: HelperRequest): void {
-
   if (request.t === "run") {
     void run(request)
   } else if (request.t === "kill") {
@@ -330,7 +357,7 @@ export async function helperMain(): Promise<void> {
     process.exit(1)
   }
   send(FRAME.ready, 0, new Uint8Array(0))
-const decoder = new TextDecoder()
+  const decoder = new TextDecoder()
   let buffered = ""
   for await (const chunk of Bun.stdin.stream()) {
     buffered += decoder.decode(chunk, { stream: true })

@@ -21,7 +21,7 @@ import { cc, ptr } from "bun:ffi"
 import { closeSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-const SOURCE = String.raw`
+const SOURCE = `
 #define NULL ((void *)0)
 extern int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 extern int mount(const char *src, const char *target, const char *type, unsigned long flags, const void *data);
@@ -319,7 +319,14 @@ const SPARE_STEPS = [
 ]
 
 /** errno values a start can fail with, by name (Linux, every architecture Bun runs on). */
-const ERRNO: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 8: "ENOEXEC", 13: "EACCES", 20: "ENOTDIR", 21: "EISDIR" }
+const ERRNO: Record<number, string> = {
+  1: "EPERM",
+  2: "ENOENT",
+  8: "ENOEXEC",
+  13: "EACCES",
+  20: "ENOTDIR",
+  21: "EISDIR",
+}
 
 /** Why a stage did not start: `code` as Bun.spawn's errors name it. */
 export class StartError extends Error {
