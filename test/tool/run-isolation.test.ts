@@ -79,6 +79,23 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
     }, 60_000)
   }
 
+  test("a later run finds nothing of an earlier one in its temp folder", async () => {
+    const mark = "left-behind-5150"
+    const opts = { env, timeoutMs: 30_000, maxOutputBytes: 10_000 }
+    for (let i = 0; i < 6; i++) {
+      const r = await runProcess({
+        ...opts,
+        argv: [
+          "sh",
+          "-c",
+          `ls -A "$TMPDIR"; cat "$TMPDIR"/* 2>/dev/null; echo ${mark} > "$TMPDIR/f$$"; mkdir -p "$TMPDIR/d/e"`,
+        ],
+      })
+      expect(r.exitCode).toBe(0)
+      expect(r.output).toBe("")
+    }
+  }, 30_000)
+
   test("abort kills a run's grandchildren, also those that left its process group", async () => {
     const controller = new AbortController()
     const run = runProcess({

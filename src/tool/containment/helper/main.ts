@@ -27,8 +27,11 @@ import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.
 
 const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
-/** Namespaces made ahead: a run takes one and another is made while it runs. */
-const SPARES = 2
+/**
+ * Namespaces made ahead: a run takes one, and another is made once the run has ended (made while
+ * it runs, the making would delay its end: the helper has one thread).
+ */
+const SPARES = 4
 const GONE_MS = 5000
 
 type Active = { request: RunRequest; pids: number[]; ns: RunNamespace; memoryKilled: boolean }
@@ -56,17 +59,19 @@ function makeNamespace(): RunNamespace {
   }
 }
 
-/** Tops the spares up after the current run has started, off its path. */
+/** Tops the spares up, one per turn of the event loop, so that a run's messages wait little. */
 function refill(): void {
-  if (refilling) return
+  if (refilling || spares.length >= SPARES) return
   refilling = true
   setTimeout(() => {
     refilling = false
     try {
-      while (spares.length < SPARES) spares.push(makeNamespace())
+      spares.push(makeNamespace())
     } catch {
       // The next run makes its own and reports why it cannot.
+      return
     }
+    refill()
   }, 0)
 }
 
@@ -125,7 +130,6 @@ async function run(request: RunRequest): Promise<void> {
   } catch (error) {
     return reply({ startError: { stage: 0, code: "EHELPER", message: String(error) } })
   }
-  refill()
   const entry: Active = { request, pids: [], ns, memoryKilled: false }
   active.set(request.id, entry)
   startSampler()
@@ -179,7 +183,9 @@ async function run(request: RunRequest): Promise<void> {
   // Our copies of the pipe ends would keep readers from seeing EOF and writers from SIGPIPE.
   for (const fd of ours) closeFd(fd)
   const cancels: Array<() => void> = []
+  let open = 0
   const drain = async (fd: number, kind: typeof FRAME.stdout | typeof FRAME.stderr) => {
+    open++
     const reader = Bun.file(fd).stream().getReader()
     cancels.push(() => void reader.cancel().catch(() => {}))
     try {
@@ -190,6 +196,8 @@ async function run(request: RunRequest): Promise<void> {
       }
     } catch {
       // A cancelled or broken pipe ends the output.
+    } finally {
+      open--
     }
   }
   const drains = failed ? [] : readers.map((r) => drain(r.fd, r.kind))
@@ -204,13 +212,34 @@ async function run(request: RunRequest): Promise<void> {
   } else {
     for (const pid of entry.pids) killGroup(pid, "SIGKILL")
   }
-  // Whatever is left (setsid, double forks) dies with the namespace, before the run ends.
-  await end(ns)
-  if (!drainsDone(drains)) await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
+  // Whatever is left (setsid, double forks) dies with the namespace, before the run ends. A
+  // namespace with nothing left in it but its init is kept for a later run instead.
+  const reusable = !failed && privateProc && onlyInit(ns)
+  if (!reusable) await end(ns)
+  // Only a process outside the namespace could still hold a pipe: it must not hold the run.
+  if (open > 0) await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
   for (const cancel of cancels) cancel()
   for (const r of readers) closeFd(r.fd)
   reply(failed ? { startError: failed } : {}, entry.memoryKilled)
-  rmSync(ns.dir, { recursive: true, force: true })
+  if (reusable && spares.length < SPARES && emptied(ns.dir)) spares.push(ns)
+  else {
+    await end(ns)
+    rmSync(ns.dir, { recursive: true, force: true })
+  }
+  refill()
+}
+
+/**
+ * Empties a run's folder for the next run of the namespace (the folder itself stays: the
+ * namespace's bind mount holds it). False when something could not be removed.
+ */
+function emptied(dir: string): boolean {
+  try {
+    for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true })
+    return readdirSync(dir).length === 0
+  } catch {
+    return false
+  }
 }
 
 /** The helper's own children (stages, namespace inits), reaped when SIGCHLD says one ended. */
@@ -242,13 +271,6 @@ function endOf(status: number): StageEnd {
   return { exitCode: null, signalCode: SIGNAL_NAMES.get(signal) ?? String(signal) }
 }
 
-/** Whether every drain has already finished (saves a timer per run). */
-function drainsDone(drains: Promise<void>[]): boolean {
-  let pending = drains.length
-  for (const d of drains) void d.then(() => pending--)
-  return pending === 0
-}
-
 /**
  * Ends a run's namespace and waits until every process in it is gone: a killed thousand forks
  * take a while to go on a loaded host, and the run ends once they have, so nothing it started is
@@ -263,10 +285,11 @@ async function end(ns: RunNamespace): Promise<void> {
   await Promise.race([gone, Bun.sleep(GONE_MS)])
 }
 
-/** Whether the run's /proc lists nothing but its init. */
+/** Whether the run's /proc lists its init (alive) and nothing else. */
 function onlyInit(ns: RunNamespace): boolean {
   try {
-    return readdirSync(`/proc/self/fd/${ns.proc}`).every((name) => name === "1" || !/^\d+$/.test(name))
+    const pids = readdirSync(`/proc/self/fd/${ns.proc}`).filter((name) => /^\d+$/.test(name))
+    return pids.length === 1 && pids[0] === "1"
   } catch {
     return false
   }
@@ -357,6 +380,7 @@ export async function helperMain(): Promise<void> {
     process.exit(1)
   }
   send(FRAME.ready, 0, new Uint8Array(0))
+  refill()
   const decoder = new TextDecoder()
   let buffered = ""
   for await (const chunk of Bun.stdin.stream()) {
