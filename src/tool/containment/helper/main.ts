@@ -28,10 +28,11 @@ import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.
 const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
 /**
- * Namespaces made ahead: a run takes one, and another is made once the run has ended (made while
- * it runs, the making would delay its end: the helper has one thread).
+ * Namespaces made ahead (and kept after a run that left nothing behind), enough for a burst of
+ * parallel calls: a run takes one, and another is made once a run has ended (made while it runs,
+ * the making would delay its end: the helper has one thread). Each is a `cat` and two namespaces.
  */
-const SPARES = 4
+const SPARES = 8
 const GONE_MS = 5000
 
 type Active = { request: RunRequest; pids: number[]; ns: RunNamespace; memoryKilled: boolean }
