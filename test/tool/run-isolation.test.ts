@@ -8,21 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
 import type { SandboxView } from "../../src/tool/containment/views.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
+import { goneWith, liveWith } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
 
 const BWRAP = Bun.which("bwrap") !== null && process.platform === "linux"
 const env = { PATH: "/usr/bin:/bin" }
-
-/** Live processes anywhere on the host whose argv contains `text` (zombies do not count). */
-function liveWith(text: string): string[] {
-  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="]).stdout.toString()
-  return ps.split("\n").filter((l) => l.includes(text) && !/^\s*\d+\s+Z/.test(l) && !l.includes("ps -eo"))
-}
-
-async function gone(text: string): Promise<string[]> {
-  await waitFor(() => liveWith(text).length === 0, { timeoutMs: 10_000 }).catch(() => undefined)
-  return liveWith(text)
-}
 
 describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
   beforeAll(() => {
@@ -75,7 +65,7 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
       expect(b.output).not.toContain(envMark)
       expect(b.output).not.toContain(fileMark)
       expect(b.output).not.toContain("sleep 30")
-      expect(await gone(argvMark)).toEqual([])
+      expect(await goneWith(argvMark)).toEqual([])
     }, 60_000)
   }
 
@@ -115,7 +105,7 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
     controller.abort()
     const result = await run
     expect(result.aborted).toBe(true)
-    for (const n of ["7171", "7272", "7373"]) expect(await gone(`sleep ${n}`)).toEqual([])
+    for (const n of ["7171", "7272", "7373"]) expect(await goneWith(`sleep ${n}`)).toEqual([])
   }, 60_000)
 
   test("a run's background processes end with its last stage, and a pipeline still works", async () => {
