@@ -2,15 +2,16 @@
  * What containment adds to one tool process (issue 19.1), measured side by side in one run:
  * `true` through `runProcess` uncontained, under the old per-call bubblewrap wrapper (a new
  * sandbox and prlimit exec per process), and through the long-lived sandbox helper of the
- * read-only view. Rounds interleave the modes so load drift hits them alike; read the ratios
- * and the added milliseconds, not the absolute times. CPU per process (dupin, the helper and the
+ * read-only view (each run in its own pid and mount namespace, issue 18). Rounds interleave the
+ * modes so load drift hits them alike; read the ratios and the added milliseconds, not the
+ * absolute times. CPU per process (dupin, the helper and the
  * tools, from /proc) is the figure least moved by other load on the host. `bun test/bench/containment-cost.ts`.
  */
 import { readFileSync } from "node:fs"
 import { configureContainment, currentContainment } from "../../src/tool/containment/index.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
 import { emit } from "./support/report.ts"
-import { fmt, median } from "./support/stats.ts"
+import { fmt, median, percentile } from "./support/stats.ts"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
 const PER_ROUND = 20
@@ -104,6 +105,7 @@ const rows = MODES.map((mode) => [
   `${fmt(median(serial[mode]))} ms`,
   `${fmt(median(serial[mode]) - base)} ms`,
   `${fmt(median(serial[mode]) / base)}×`,
+  `${fmt(percentile(serial[mode], 90))} ms`,
   `${fmt(median(parallel[mode]))} ms`,
   `${fmt(median(parallel[mode]) / baseParallel)}×`,
   `${fmt(cpu[mode])} ms`,
@@ -113,13 +115,14 @@ const added = median(serial["sandbox helper"]) - base
 const cpuAdded = cpu["sandbox helper"] - cpu.none
 emit({
   name: "containment-cost",
-  method: `runProcess(["true"]) one at a time (${ROUNDS}×${PER_ROUND} per mode) and ${PARALLEL} at once (wall time ÷ ${PARALLEL}), modes interleaved per round in one process: uncontained, the old per-call bwrap + prlimit wrapper, and the long-lived sandbox helper of the read-only view.`,
+  method: `runProcess(["true"]) one at a time (${ROUNDS}×${PER_ROUND} per mode) and ${PARALLEL} at once (wall time ÷ ${PARALLEL}), modes interleaved per round in one process: uncontained, the old per-call bwrap + prlimit wrapper, and the long-lived sandbox helper of the read-only view (a pid and mount namespace per run).`,
   table: {
     head: [
       "mode",
       "p50 per process",
       "added over none",
       "÷ none",
+      "p90 per process",
       `${PARALLEL} at once, per process`,
       "÷ none",
       `CPU per process (${CPU_RUNS} runs)`,

@@ -33,3 +33,16 @@ export function liveByArgv(argvTail: string): number[] {
     .filter((l) => l.endsWith(argvTail) && !/^\s*\d+\s+Z/.test(l))
     .map((l) => Number(l.trim().split(/\s+/)[0]))
 }
+
+/** Live processes anywhere on the host whose argv contains `text`, as `ps` lines. */
+export function liveWith(text: string): string[] {
+  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="]).stdout.toString()
+  return ps.split("\n").filter((l) => l.includes(text) && !/^\s*\d+\s+Z/.test(l) && !l.includes("ps -eo"))
+}
+
+/** `liveWith(text)` once none is left, or after 10 s what still is. */
+export async function goneWith(text: string): Promise<string[]> {
+  const deadline = performance.now() + 10_000
+  while (liveWith(text).length > 0 && performance.now() < deadline) await Bun.sleep(50)
+  return liveWith(text)
+}

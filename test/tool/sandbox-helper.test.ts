@@ -12,22 +12,11 @@ import {
   resetContainment,
 } from "../../src/tool/containment/index.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
-import { liveInGroup } from "../support/live-processes.ts"
+import { goneWith, liveInGroup, liveWith } from "../support/live-processes.ts"
 import { waitFor } from "../support/wait.ts"
 
 const env = { PATH: "/usr/bin:/bin" }
 const base = { env, timeoutMs: 30_000, maxOutputBytes: 100_000 }
-
-/** Live processes anywhere on the host whose argv contains `text` (zombies do not count). */
-function liveWith(text: string): string[] {
-  const ps = Bun.spawnSync(["ps", "-eo", "pid=,stat=,args="]).stdout.toString()
-  return ps.split("\n").filter((l) => l.includes(text) && !/^\s*\d+\s+Z/.test(l) && !l.includes("ps -eo"))
-}
-
-async function gone(text: string): Promise<string[]> {
-  await waitFor(() => liveWith(text).length === 0, { timeoutMs: 10_000 }).catch(() => undefined)
-  return liveWith(text)
-}
 
 describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbox helper", () => {
   beforeAll(() => {
@@ -59,8 +48,8 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
       argv: ["sh", "-c", "sleep 5252 & setsid sleep 5252 & sleep 5252"],
     })
     expect(aborted.aborted).toBe(true)
-    expect(await gone("sleep 5151")).toEqual([])
-    expect(await gone("sleep 5252")).toEqual([])
+    expect(await goneWith("sleep 5151")).toEqual([])
+    expect(await goneWith("sleep 5252")).toEqual([])
   }, 60_000)
 
   test("a process that left its run's group (setsid) does not outlive the run", async () => {
@@ -69,7 +58,7 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
       argv: ["sh", "-c", "setsid sleep 5353 >/dev/null 2>&1 & echo started"],
     })
     expect(run.output).toBe("started\n")
-    expect(await gone("sleep 5353")).toEqual([])
+    expect(await goneWith("sleep 5353")).toEqual([])
   }, 30_000)
 
   test("a crashed helper fails its runs and is started again for the next one", async () => {
@@ -82,7 +71,7 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
     const failed = await running
     expect(failed.exitCode).toBe(126)
     expect(failed.output).toContain("tool sandbox ended")
-    expect(await gone("sleep 5454")).toEqual([])
+    expect(await goneWith("sleep 5454")).toEqual([])
     const next = await runProcess({ ...base, argv: ["echo", "back"] })
     expect(next.output).toBe("back\n")
     expect(sandbox?.pid).not.toBe(pid)
@@ -105,7 +94,7 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("when dupin
     expect(liveWith("sleep 5656").length).toBeGreaterThan(0)
     holder.kill("SIGKILL")
     await holder.exited
-    expect(await gone("sleep 5656")).toEqual([])
+    expect(await goneWith("sleep 5656")).toEqual([])
     // The sandbox (bwrap leads its own process group, the helper inside it) is gone too.
     await waitFor(() => liveInGroup(helper).length === 0, { timeoutMs: 10_000 }).catch(() => undefined)
     expect(liveInGroup(helper)).toEqual([])

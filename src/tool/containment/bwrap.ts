@@ -27,6 +27,13 @@ export type BwrapPlan = {
   cwd: string | undefined
   /** Running as root: bwrap keeps its capabilities for root unless told to drop them. */
   root: boolean
+  /**
+   * The sandbox of the helper (helper/run-ns.ts): it keeps every capability inside the sandbox's
+   * user namespace to make each run's namespaces and mounts its /proc per run, so bwrap mounts
+   * none (a fresh /proc cannot be mounted beside bwrap's, whose read-only covers are locked).
+   * The helper hands no capability on to what it runs.
+   */
+  helper?: boolean
   flavor: BwrapFlavor
 }
 
@@ -53,7 +60,12 @@ export type BwrapFlavor = {
 }
 
 /** Namespace and lifetime flags shared by the startup probe and every run. */
-export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor, writableRoot = false): string[] {
+export function bwrapBaseArgs(
+  root: boolean,
+  flavor: BwrapFlavor,
+  writableRoot = false,
+  helper = false,
+): string[] {
   return [
     // Network is shared on purpose: kubectl, helm and curl must reach the cluster and the web.
     "--unshare-user",
@@ -63,19 +75,19 @@ export function bwrapBaseArgs(root: boolean, flavor: BwrapFlavor, writableRoot =
     "--die-with-parent",
     // No controlling terminal to push input into (TIOCSTI).
     "--new-session",
-    ...(root ? ["--cap-drop", "ALL"] : []),
+    ...(helper ? ["--cap-add", "ALL"] : root ? ["--cap-drop", "ALL"] : []),
     writableRoot ? "--bind" : "--ro-bind",
     "/",
     "/",
     "--dev",
     "/dev",
     // A fresh /proc of the new pid namespace: dupin's /proc/<pid>/environ and mem do not exist here.
-    ...(flavor.proc === "private" ? ["--proc", "/proc"] : []),
+    ...(flavor.proc === "private" && !helper ? ["--proc", "/proc"] : []),
   ]
 }
 
 export function bwrapArgs(bwrap: string, plan: BwrapPlan): string[] {
-  const args = [bwrap, ...bwrapBaseArgs(plan.root, plan.flavor, plan.writableRoot)]
+  const args = [bwrap, ...bwrapBaseArgs(plan.root, plan.flavor, plan.writableRoot, plan.helper)]
   // /dev/shm is in bwrap's own /dev tmpfs: bound it so it cannot eat the host's memory.
   args.push("--size", String(64 * 1024 * 1024), "--tmpfs", "/dev/shm")
   if (plan.privateHome) args.push("--size", String(HOME_TMPFS_BYTES), "--tmpfs", plan.privateHome)

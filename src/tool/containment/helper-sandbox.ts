@@ -48,11 +48,6 @@ export class HelperSandbox {
     return this.#proc?.pid
   }
 
-  /** A fresh temp dir for one run, inside the view's area. */
-  tempDir(): string {
-    return mkdtempSync(join(this.area, "run-"))
-  }
-
   /**
    * Sends one run. Waits for the helper to be ready (the caller's signal ends only this wait: a
    * start other runs wait for goes on); rejects when it cannot start.
@@ -109,8 +104,10 @@ export class HelperSandbox {
 
   #start(): Promise<void> {
     if (this.#ready) return this.#ready
-    const { programs, info } = this.containment
+    const { programs, info, flavor } = this.containment
     if (!programs.bwrap) throw new Error("bubblewrap is not available")
+    const cat = Bun.which("cat", { PATH: SYSTEM_PATH })
+    if (!cat) throw new Error("cat is not available")
     const plan = viewPlan(this.containment, this.view, this.area, this.env, helperPaths())
     const limits =
       info.limits && programs.prlimit
@@ -121,9 +118,19 @@ export class HelperSandbox {
             info.limits.addressSpaceBytes >= HELPER_MIN_ADDRESS_SPACE,
           )
         : []
-    const argv = [...bwrapArgs(programs.bwrap, { ...plan, cwd: "/" }), ...limits, ...helperArgv()]
+    const argv = [
+      ...bwrapArgs(programs.bwrap, { ...plan, cwd: "/", helper: true }),
+      ...limits,
+      ...helperArgv(),
+    ]
     const proc = Bun.spawn(argv, {
-      env: { PATH: SYSTEM_PATH, TMPDIR: this.area, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" },
+      env: {
+        PATH: SYSTEM_PATH,
+        TMPDIR: this.area,
+        BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0",
+        DUPIN_RUN_PROC: flavor.proc,
+        DUPIN_RUN_INIT: cat,
+      },
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

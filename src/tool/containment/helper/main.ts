@@ -1,32 +1,92 @@
 /**
  * The sandbox helper: one long-lived process inside a bubblewrap sandbox that starts every tool
- * process of its view, so the namespaces and mounts are paid for once, not per process (issue 19:
- * 6.6-8.4 ms per bwrap start). It starts each stage in its own process group, streams output
- * back under the run's byte cap, kills a group when dupin asks (abort, timeout) or its leader
- * exits, ends processes that left their run's group, and enforces the memory quotas. It exits
- * when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is killed.
+ * process of its view, so the sandbox is paid for once, not per process (issue 19: 6.6-8.4 ms per
+ * bwrap start). Each run gets its own pid and mount namespace (issue 18: run-ns.ts), made ahead
+ * of time: its processes see only themselves in /proc and only their own folder of the view's run
+ * area, and they all die with the namespace when the run ends. It streams output back under the
+ * run's byte cap, kills a run when dupin asks (abort, timeout), and enforces the memory quotas.
+ * It exits when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is
+ * killed, and the namespaces die with the helper (it is their parent's namespace's init).
  */
-import { mkdirSync } from "node:fs"
-import type { Subprocess } from "bun"
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs"
+import { constants } from "node:os"
+import { join } from "node:path"
 import { makeNonDumpable } from "../non-dumpable.ts"
-import { closeQuietly, osPipe } from "./fifo.ts"
 import { listProcesses } from "./memory.ts"
 import { FRAME, frame, type HelperRequest, type RunDone, type RunRequest, type StageEnd } from "./protocol.ts"
+import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.ts"
 
 const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
+/**
+ * Namespaces made ahead (and kept after a run that left nothing behind), enough for a burst of
+ * parallel calls: a run takes one, and another is made once a run has ended (made while it runs,
+ * the making would delay its end: the helper has one thread). Each is a `cat` and two namespaces.
+ */
+const SPARES = 8
+const GONE_MS = 5000
 
-type Active = { request: RunRequest; procs: Subprocess[]; memoryKilled: boolean }
+type Active = { request: RunRequest; pids: number[]; ns: RunNamespace; memoryKilled: boolean }
 
 const active = new Map<number, Active>()
 const stdout = Bun.stdout.writer()
 let totalMemoryBytes = Number.POSITIVE_INFINITY
 let sampler: ReturnType<typeof setInterval> | undefined
+/** The view's run area (the helper's TMPDIR): every run's folder is made here. */
+const area = process.env.TMPDIR ?? "/tmp"
+/** `host`: this host cannot mount a fresh /proc; runs see the host's (see ProcView). */
+const privateProc = process.env.DUPIN_RUN_PROC !== "host"
+const initProgram = process.env.DUPIN_RUN_INIT ?? "/bin/cat"
+let namespaces: RunNamespaces
+const spares: RunNamespace[] = []
+let refilling = false
+
+function makeNamespace(): RunNamespace {
+  const dir = mkdtempSync(join(area, "run-"))
+  try {
+    return namespaces.make(area, dir, initProgram, privateProc)
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+}
+
+/** Tops the spares up, one per turn of the event loop, so that a run's messages wait little. */
+function refill(): void {
+  if (refilling || spares.length >= SPARES) return
+  refilling = true
+  setTimeout(() => {
+    refilling = false
+    try {
+      spares.push(makeNamespace())
+    } catch {
+      // The next run makes its own and reports why it cannot.
+      return
+    }
+    refill()
+  }, 0)
+}
 
 function send(kind: (typeof FRAME)[keyof typeof FRAME], id: number, payload: Uint8Array): void {
   stdout.write(frame(kind, id, payload))
   stdout.flush()
 }
+
+/**
+ * A run's output is held back and written with its end, in one write: dupin wakes once per run,
+ * not once per chunk (each wake-up costs a scheduling delay on a loaded host). Past this many
+ * bytes it goes out at once, so the helper never holds much.
+ */
+const HOLD_BYTES = 256 * 1024
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -37,31 +97,43 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 async function run(request: RunRequest): Promise<void> {
-  const entry: Active = { request, procs: [], memoryKilled: false }
-  active.set(request.id, entry)
-  startSampler()
   let seen = 0
   let forwarded = 0
+  let held: Uint8Array[] = []
+  let heldBytes = 0
+  const flush = () => {
+    for (const f of held) stdout.write(f)
+    held = []
+    heldBytes = 0
+  }
   const forward = (kind: typeof FRAME.stdout | typeof FRAME.stderr, chunk: Uint8Array) => {
     seen += chunk.byteLength
     const room = request.cap - forwarded
     if (room <= 0) return
     const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
     forwarded += part.byteLength
-    send(kind, request.id, part)
+    held.push(frame(kind, request.id, part))
+    heldBytes += part.byteLength
+    if (heldBytes < HOLD_BYTES) return
+    flush()
+    stdout.flush()
   }
   const ends: StageEnd[] = request.stages.map(() => ({ exitCode: null, signalCode: null }))
-  const finish = (extra: Partial<RunDone> = {}) => {
+  const reply = (extra: Partial<RunDone>, memoryKilled = false) => {
     active.delete(request.id)
-    const done: RunDone = {
-      stages: ends,
-      seen,
-      ...(entry.memoryKilled ? { memoryKilled: true } : {}),
-      ...extra,
-    }
+    const done: RunDone = { stages: ends, seen, ...(memoryKilled ? { memoryKilled: true } : {}), ...extra }
+    flush()
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
-    sweep()
   }
+  let ns: RunNamespace
+  try {
+    ns = spares.pop() ?? makeNamespace()
+  } catch (error) {
+    return reply({ startError: { stage: 0, code: "EHELPER", message: String(error) } })
+  }
+  const entry: Active = { request, pids: [], ns, memoryKilled: false }
+  active.set(request.id, entry)
+  startSampler()
   if (request.makeCwd && request.cwd) {
     try {
       mkdirSync(request.cwd, { recursive: true })
@@ -69,56 +141,53 @@ async function run(request: RunRequest): Promise<void> {
       // Then the spawn reports that it cannot start there.
     }
   }
-  const tmp = request.env.TMPDIR ?? "/tmp"
-  let pipes: Array<{ read: number; write: number }> = []
-  const closePipes = () => {
-    for (const fd of pipes.flatMap((p) => [p.read, p.write])) closeQuietly(fd)
-    pipes = []
-  }
+  const env: Record<string, string> = { ...request.env, TMPDIR: ns.dir }
+  // HOME may be private and is not the place for caches: kubectl and helm keep theirs per run.
+  env.KUBECACHEDIR ??= join(ns.dir, "kube-cache")
+  env.HELM_CACHE_HOME ??= join(ns.dir, "helm-cache")
+  // Every descriptor here is the helper's until the stages are started; then only the readers.
+  const ours: number[] = []
+  const readers: Array<{ fd: number; kind: typeof FRAME.stdout | typeof FRAME.stderr }> = []
+  let failed: RunDone["startError"]
   try {
-    pipes = request.stages.slice(1).map(() => osPipe(tmp))
-  } catch (error) {
-    return finish({
-      startError: { stage: 0, code: "EPIPE", message: `cannot create a pipe: ${String(error)}` },
-    })
-  }
-  let lastStdout: ReadableStream<Uint8Array> | undefined
-  for (const [i, argv] of request.stages.entries()) {
-    const isLast = i === request.stages.length - 1
-    const input =
-      i === 0
-        ? request.stdin === null
-          ? "ignore"
-          : Buffer.from(request.stdin, "base64")
-        : pipes[i - 1]!.read
-    try {
-      const proc = Bun.spawn(argv, {
-        env: request.env,
-        cwd: request.cwd ?? undefined,
-        stdin: input,
-        stdout: isLast ? "pipe" : pipes[i]!.write,
-        stderr: "pipe",
-        detached: true,
-      })
-      entry.procs.push(proc)
-      if (isLast) lastStdout = proc.stdout as ReadableStream<Uint8Array>
-    } catch (error) {
-      closePipes()
-      for (const p of entry.procs) killGroup(p.pid, "SIGKILL")
-      const code = (error as { code?: string } | null)?.code ?? "EFAIL"
-      return finish({
-        startError: { stage: i, code, message: error instanceof Error ? error.message : String(error) },
-      })
+    let input = -1
+    if (request.stdin !== null) {
+      // What the first stage reads, from a file in the run's own folder (no writer to feed).
+      const file = join(ns.dir, ".stdin")
+      writeFileSync(file, Buffer.from(request.stdin, "base64"), { mode: 0o600 })
+      input = openSync(file, "r")
+      unlinkSync(file)
+      ours.push(input)
     }
+    for (const [i, argv] of request.stages.entries()) {
+      const isLast = i === request.stages.length - 1
+      const err = namespaces.pipe()
+      ours.push(err.write)
+      readers.push({ fd: err.read, kind: FRAME.stderr })
+      // Stage N writes straight into a kernel pipe that stage N+1 reads.
+      const out = namespaces.pipe()
+      ours.push(out.write)
+      if (isLast) readers.push({ fd: out.read, kind: FRAME.stdout })
+      else ours.push(out.read)
+      try {
+        entry.pids.push(namespaces.spawn(ns, argv, env, request.cwd, [input, out.write, err.write]))
+      } catch (error) {
+        const code = error instanceof StartError ? error.code : "EFAIL"
+        failed = { stage: i, code, message: error instanceof Error ? error.message : String(error) }
+        break
+      }
+      input = out.read
+    }
+  } catch (error) {
+    failed ??= { stage: 0, code: "EPIPE", message: `cannot create a pipe: ${String(error)}` }
   }
   // Our copies of the pipe ends would keep readers from seeing EOF and writers from SIGPIPE.
-  closePipes()
+  for (const fd of ours) closeFd(fd)
   const cancels: Array<() => void> = []
-  const drain = async (
-    stream: ReadableStream<Uint8Array>,
-    kind: typeof FRAME.stdout | typeof FRAME.stderr,
-  ) => {
-    const reader = stream.getReader()
+  let open = 0
+  const drain = async (fd: number, kind: typeof FRAME.stdout | typeof FRAME.stderr) => {
+    open++
+    const reader = Bun.file(fd).stream().getReader()
     cancels.push(() => void reader.cancel().catch(() => {}))
     try {
       for (;;) {
@@ -128,72 +197,116 @@ async function run(request: RunRequest): Promise<void> {
       }
     } catch {
       // A cancelled or broken pipe ends the output.
+    } finally {
+      open--
     }
   }
-  const drains = entry.procs.map((p) => drain(p.stderr as ReadableStream<Uint8Array>, FRAME.stderr))
-  if (lastStdout) drains.push(drain(lastStdout, FRAME.stdout))
-  await Promise.all(
-    entry.procs.map(async (p, i) => {
-      await p.exited
-      ends[i] = {
-        exitCode: p.signalCode ? null : p.exitCode,
-        signalCode: p.signalCode ? String(p.signalCode) : null,
-      }
-      // Background children (`sleep 1000 &`) must not outlive their leader.
-      killGroup(p.pid, "SIGKILL")
-    }),
-  )
-  // A killed group of a thousand processes takes a while to go on a loaded host: the run ends
-  // once they are gone, as it did when the pid namespace ended with it.
-  await groupsGone(entry.procs.map((p) => p.pid))
-  await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
+  const drains = failed ? [] : readers.map((r) => drain(r.fd, r.kind))
+  if (!failed) {
+    await Promise.all(
+      entry.pids.map(async (pid, i) => {
+        ends[i] = endOf(await exited(pid))
+        // Background children (`sleep 1000 &`) must not outlive their leader.
+        killGroup(pid, "SIGKILL")
+      }),
+    )
+  } else {
+    for (const pid of entry.pids) killGroup(pid, "SIGKILL")
+  }
+  // Whatever is left (setsid, double forks) dies with the namespace, before the run ends. A
+  // namespace with nothing left in it but its init is kept for a later run instead.
+  const reusable = !failed && privateProc && onlyInit(ns)
+  if (!reusable) await end(ns)
+  // Only a process outside the namespace could still hold a pipe: it must not hold the run.
+  if (open > 0) await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
   for (const cancel of cancels) cancel()
-  finish()
-}
-
-const GROUP_GONE_MS = 5000
-
-async function groupsGone(pids: number[]): Promise<void> {
-  const deadline = performance.now() + GROUP_GONE_MS
-  for (const pid of pids) {
-    while (performance.now() < deadline && groupExists(pid)) {
-      killGroup(pid, "SIGKILL")
-      await Bun.sleep(10)
-    }
+  for (const r of readers) closeFd(r.fd)
+  reply(failed ? { startError: failed } : {}, entry.memoryKilled)
+  if (reusable && spares.length < SPARES && emptied(ns.dir)) spares.push(ns)
+  else {
+    await end(ns)
+    rmSync(ns.dir, { recursive: true, force: true })
   }
+  refill()
 }
 
-function groupExists(pgid: number): boolean {
+/**
+ * Empties a run's folder for the next run of the namespace (the folder itself stays: the
+ * namespace's bind mount holds it). False when something could not be removed.
+ */
+function emptied(dir: string): boolean {
   try {
-    process.kill(-pgid, 0)
-    return true
+    for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true })
+    return readdirSync(dir).length === 0
   } catch {
     return false
   }
 }
 
-/**
- * Ends every process that belongs to no running run: a tool's child that left its process group
- * (setsid, a double fork) must not outlive the run, as it could not when each run had its own
- * pid namespace.
- */
-function sweep(): void {
-  const groups = new Set<number>()
-  for (const entry of active.values()) for (const p of entry.procs) groups.add(p.pid)
-  const own = process.pid
-  for (const proc of listProcesses()) {
-    // A child the helper is starting right now has not yet made its own group.
-    if (proc.ppid === own) continue
-    if (!groups.has(proc.pgrp)) killGroupOrProcess(proc.pid)
+/** The helper's own children (stages, namespace inits), reaped when SIGCHLD says one ended. */
+const waiting = new Map<number, (status: number) => void>()
+
+function exited(pid: number): Promise<number> {
+  return new Promise((resolve) => {
+    waiting.set(pid, resolve)
+    reapChildren()
+  })
+}
+
+function reapChildren(): void {
+  for (const [pid, resolve] of waiting) {
+    const status = namespaces.reap(pid)
+    if (status === null) continue
+    waiting.delete(pid)
+    resolve(status)
   }
 }
 
-function killGroupOrProcess(pid: number): void {
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n as number, name]))
+
+/** A wait status as Bun reports a subprocess's end. */
+function endOf(status: number): StageEnd {
+  if (status < 0) return { exitCode: null, signalCode: "SIGKILL" }
+  const signal = status & 0x7f
+  if (signal === 0) return { exitCode: (status >> 8) & 0xff, signalCode: null }
+  return { exitCode: null, signalCode: SIGNAL_NAMES.get(signal) ?? String(signal) }
+}
+
+/**
+ * Ends a run's namespace and waits until every process in it is gone: a killed thousand forks
+ * take a while to go on a loaded host, and the run ends once they have, so nothing it started is
+ * still running when dupin hears of its end. With nothing left but the init, no wait.
+ */
+async function end(ns: RunNamespace): Promise<void> {
+  if (ns.life < 0) return
+  const alone = privateProc && onlyInit(ns)
+  namespaces.end(ns)
+  const gone = exited(ns.init)
+  if (alone) return
+  await Promise.race([gone, Bun.sleep(GONE_MS)])
+}
+
+/** Whether the run's /proc lists its init (alive) and nothing else. */
+function onlyInit(ns: RunNamespace): boolean {
   try {
-    process.kill(pid, "SIGKILL")
+    const pids = readdirSync(`/proc/self/fd/${ns.proc}`).filter((name) => /^\d+$/.test(name))
+    return pids.length === 1 && pids[0] === "1"
   } catch {
-    // Gone already.
+    return false
   }
+}
+
+/** The processes of one run, from its own /proc (or the host's, filtered by namespace). */
+function runProcesses(ns: RunNamespace) {
+  const root = `/proc/self/fd/${ns.proc}`
+  if (privateProc) return listProcesses(root)
+  let link: string
+  try {
+    link = readlinkSync(`/proc/self/fd/${ns.pid}`)
+  } catch {
+    return []
+  }
+  return listProcesses(root, link)
 }
 
 /** Sums resident memory per request and in total; kills runs past their quota. */
@@ -203,17 +316,15 @@ function sample(): void {
     sampler = undefined
     return
   }
-  const byGroup = new Map<number, number>()
   let total = 0
-  for (const proc of listProcesses()) {
-    byGroup.set(proc.pgrp, (byGroup.get(proc.pgrp) ?? 0) + proc.rssBytes)
-    total += proc.rssBytes
-  }
   const perRequest = new Map<string, { bytes: number; quota: number; runs: Active[] }>()
   for (const entry of active.values()) {
     const key = entry.request.group
     const slot = perRequest.get(key) ?? { bytes: 0, quota: entry.request.memoryBytes, runs: [] }
-    for (const p of entry.procs) slot.bytes += byGroup.get(p.pid) ?? 0
+    for (const proc of runProcesses(entry.ns)) {
+      slot.bytes += proc.rssBytes
+      total += proc.rssBytes
+    }
     slot.runs.push(entry)
     perRequest.set(key, slot)
   }
@@ -226,10 +337,18 @@ function sample(): void {
   for (const request of over) {
     for (const entry of request.runs) {
       entry.memoryKilled = true
-      for (const p of entry.procs) killGroup(p.pid, "SIGKILL")
+      killRun(entry)
     }
   }
-  sweep()
+}
+
+function killRun(entry: Active): void {
+  for (const pid of entry.pids) killGroup(pid, "SIGKILL")
+  try {
+    process.kill(entry.ns.init, "SIGKILL")
+  } catch {
+    // Gone already.
+  }
 }
 
 function startSampler(): void {
@@ -240,7 +359,10 @@ function handle(request: HelperRequest): void {
   if (request.t === "run") {
     void run(request)
   } else if (request.t === "kill") {
-    for (const p of active.get(request.id)?.procs ?? []) killGroup(p.pid, request.signal)
+    const entry = active.get(request.id)
+    if (!entry) return
+    if (request.signal === "SIGKILL") killRun(entry)
+    else for (const pid of entry.pids) killGroup(pid, request.signal)
   } else if (request.t === "limit") {
     totalMemoryBytes = request.totalMemoryBytes
   }
@@ -250,7 +372,16 @@ export async function helperMain(): Promise<void> {
   // The helper's pipes carry every run's requests and output: a tool (same user) must not open
   // them through /proc/<helper>/fd and forge another run's output or start runs of its own.
   makeNonDumpable()
+  try {
+    namespaces = RunNamespaces.load(area)
+    process.on("SIGCHLD", reapChildren)
+    spares.push(makeNamespace())
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  }
   send(FRAME.ready, 0, new Uint8Array(0))
+  refill()
   const decoder = new TextDecoder()
   let buffered = ""
   for await (const chunk of Bun.stdin.stream()) {
@@ -264,7 +395,8 @@ export async function helperMain(): Promise<void> {
     }
   }
   // dupin closed the pipe (it exited, or stopped the sandbox): nothing may be left behind.
-  for (const entry of active.values()) for (const p of entry.procs) killGroup(p.pid, "SIGKILL")
+  for (const entry of active.values()) killRun(entry)
+  for (const ns of spares) namespaces.end(ns)
   process.exit(0)
 }
 

@@ -1,28 +1,32 @@
 /**
- * Counts the resident memory of the processes in the helper's sandbox (its /proc is private, so
- * every process listed is a tool's or the helper's). RLIMIT_AS bounds one process; this bounds a
- * request's processes together and all of them in the sandbox (R6: four `tail -c 1G` held 3.7 GB).
+ * Counts the resident memory of one run's processes from its /proc (private to the run, so every
+ * process listed is the run's). RLIMIT_AS bounds one process; this bounds a request's processes
+ * together and all of them in the sandbox (R6: four `tail -c 1G` held 3.7 GB).
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 
 const PAGE_BYTES = 4096
 
 export type ProcEntry = { pid: number; ppid: number; pgrp: number; rssBytes: number }
 
-/** Every process in this pid namespace but the helper and the namespace's init. */
-export function listProcesses(): ProcEntry[] {
+/**
+ * Every process under `root` (a /proc); with `pidNs`, only those in that pid namespace (a host
+ * /proc, where a fresh one cannot be mounted).
+ */
+export function listProcesses(root = "/proc", pidNs?: string): ProcEntry[] {
   const out: ProcEntry[] = []
   let names: string[]
   try {
-    names = readdirSync("/proc")
+    names = readdirSync(root)
   } catch {
     return out
   }
   for (const name of names) {
     const pid = Number(name)
-    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue
+    if (!Number.isInteger(pid) || pid <= 0) continue
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (pidNs && readlinkSync(`${root}/${pid}/ns/pid`) !== pidNs) continue
+      const stat = readFileSync(`${root}/${pid}/stat`, "utf8")
       // The command name may hold spaces and parentheses: the fields start after the last ")".
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       out.push({
@@ -32,7 +36,7 @@ export function listProcesses(): ProcEntry[] {
         rssBytes: Number(fields[21]) * PAGE_BYTES,
       })
     } catch {
-      // The process ended while we looked.
+      // The process ended while we looked, or is not ours to read.
     }
   }
   return out
