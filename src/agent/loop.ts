@@ -94,7 +94,7 @@ type RunState = {
 }
 
 async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<EngineEvent, StopReason> {
-  const { model, executor } = options
+  const { model } = options
   const { signal, maxSteps, approval, acct, window } = run
   const history = [...options.messages]
 
@@ -112,7 +112,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     seen: new Set(),
     ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     toMessage,
-    ...stepBounds(executor.options.limits),
+    ...stepBounds(run.tools.limits),
   }
 
   if (options.decisions) yield* applyDecisions(history, options.decisions, step)
