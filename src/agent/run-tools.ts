@@ -1,5 +1,4 @@
-import type { ContextSettings } from "../context/limits.ts"
-import { toolResultBudget } from "../context/limits.ts"
+import { type ContextSettings, toolResultBudget } from "../context/limits.ts"
 import { OutputStore } from "../context/output-store.ts"
 import { pagingToolset } from "../context/read-tool-output.ts"
 import type { Truncation } from "../context/report.ts"
@@ -52,7 +51,10 @@ export class RunTools {
   readonly #frontendNames: ReadonlySet<string>
   /** The run's own toolsets, the latest first: they come before the configured ones. */
   readonly #own: Toolset[] = []
-  /** The shared executor until the run adds a tool, then one over the run's toolsets and its. */
+  /**
+   * What the run's calls resolve against: the shared executor until the run adds a tool, then an
+   * executor of this run's own over its toolsets followed by the shared ones.
+   */
   #view: ToolExecutor
   #paging = false
   #searching = false
