@@ -2,7 +2,7 @@ import type { CompactionMetadata, Truncation } from "../context/report.ts"
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ModelInfo, ToolSchema, Usage } from "../llm/types.ts"
-import type { DeferredTools } from "./deferred-tools.ts"
+import type { DeferralReport } from "./deferred-tools.ts"
 import type { Costs, Metadata } from "./events.ts"
 
 const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }
@@ -23,7 +23,6 @@ export class Accounting {
   constructor(
     readonly info: ModelInfo,
     readonly counter: TokenCounter,
-    readonly deferral?: DeferredTools,
   ) {}
 
   /** Records one provider call and returns its cost in USD. */
@@ -38,7 +37,12 @@ export class Accounting {
     return cost
   }
 
-  metadata(messages: readonly ChatMessage[], tools: readonly ToolSchema[]): Metadata {
+  /** `deferred`: what deferral did in the run (RunTools.report), when something was held back. */
+  metadata(
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+    deferred?: DeferralReport,
+  ): Metadata {
     const metadata: Metadata = {
       usage: { ...this.usage },
       tokens: this.counter.tally(messages, tools),
@@ -49,7 +53,6 @@ export class Accounting {
     if (this.truncations.length > 0) metadata.truncations = [...this.truncations]
     const last = this.compactions.at(-1)
     if (last) metadata.compaction = { count: this.compactions.length, last }
-    const deferred = this.deferral?.report()
     if (deferred) metadata.deferred_tools = deferred
     return metadata
   }

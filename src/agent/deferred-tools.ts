@@ -2,7 +2,6 @@ import { RequestError } from "../errors.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ToolCall, ToolSchema } from "../llm/types.ts"
 import { CORE_TOOL_NAMES } from "../tool/core-names.ts"
-import type { ToolExecutor } from "../tool/executor.ts"
 import type { Tool } from "../tool/tool.ts"
 import {
   heldBackListing,
@@ -14,7 +13,6 @@ import {
   searchToolSchema,
   type ToolCatalog,
   ToolSearchTool,
-  toolSearchToolset,
 } from "./tool-search.ts"
 
 /** Tools never deferred: planning, paging and the search tool itself. */
@@ -28,12 +26,20 @@ export type BudgetSource = { contextWindow: number; pct: number }
 
 type Candidate = { schema: ToolSchema; toolset: string; deferFirst: boolean; size: number }
 
+/** The tools a run offers, as the plan reads them (a `RunTools`; a `ToolExecutor` has the same shape). */
+export type ToolSource = {
+  readonly offeredTools: Readonly<Record<string, Tool>>
+  schemas(): ToolSchema[]
+}
+
 /**
  * Deferred tools for one run. While the definitions of the offered tools fit in `budget` tokens
  * they are all sent. Past it, the run sends the core tools, the tools it already used and as many
  * others as fit, plus `search_tools`, whose description names what is held back; the tools a search
  * returns are sent from the next step on. Held back first: tools of `deferFirst` toolsets (MCP
  * servers), then the largest definitions. A tool once sent stays for the rest of the run.
+ * It plans and never changes the run's tools: the run's `RunTools` adds `search_tools` once
+ * `searching` says it is part of the run.
  */
 export class DeferredTools implements ToolCatalog {
   /** Tools sent at least once (or called in the history): never held back again. */
@@ -47,9 +53,9 @@ export class DeferredTools implements ToolCatalog {
   #source: readonly ToolSchema[] | undefined
   #sent: ToolSchema[] = []
   #dirty = true
-  #searchAdded = false
-  /** The run's executor, as of the last `tools` call: search follows its tool list. */
-  #executor: ToolExecutor | undefined
+  #searching = false
+  /** The run's tools, as of the last `tools` call: search follows their list. */
+  #tools: ToolSource | undefined
   /** Instructions of toolsets left out of the system prompt, handed out once with their first tool. */
   #instructions = new Map<string, string>()
   /** Instructions a search_tools call loaded, by its call id, until its tool message is built. */
@@ -61,15 +67,15 @@ export class DeferredTools implements ToolCatalog {
     private readonly source?: BudgetSource,
   ) {}
 
-  /** The tools to send for the next model call; adds `search_tools` to the run's executor when needed. */
-  async tools(executor: ToolExecutor, history: readonly ChatMessage[]): Promise<ToolSchema[]> {
+  /**
+   * The tools to send for the next model call, `search_tools` last once something was held back
+   * (then `searching` is true and the run must offer the tool itself).
+   */
+  tools(run: ToolSource, history: readonly ChatMessage[]): ToolSchema[] {
     this.#pinCalled(history)
-    this.#executor = executor
-    const source = this.#sync(executor)
-    if (this.#deferred.size > 0 && !this.#searchAdded) {
-      this.#searchAdded = true
-      await executor.add(toolSearchToolset(this))
-    }
+    this.#tools = run
+    const source = this.#sync(run)
+    if (this.#deferred.size > 0) this.#searching = true
     if (this.#dirty) {
       this.#dirty = false
       this.#sent = this.#send(source)
@@ -78,11 +84,16 @@ export class DeferredTools implements ToolCatalog {
     return this.#sent
   }
 
+  /** True once something was held back: `search_tools` is part of the run from then on. */
+  get searching(): boolean {
+    return this.#searching
+  }
+
   /** Toolsets whose offered tools are all held back now (their instructions can wait too). */
-  heldBackToolsets(executor: ToolExecutor): Set<string> {
+  heldBackToolsets(run: ToolSource): Set<string> {
     const sent = new Set<string>()
     const held = new Set<string>()
-    for (const tool of Object.values(executor.offeredTools)) {
+    for (const tool of Object.values(run.offeredTools)) {
       const toolset = tool.toolset?.name
       if (toolset === undefined) continue
       if (this.#deferred.has(tool.name)) held.add(toolset)
@@ -98,14 +109,14 @@ export class DeferredTools implements ToolCatalog {
   }
 
   /**
-   * Follows the executor's tool list, which can change at any time (an MCP server's
+   * Follows the run's tool list, which can change at any time (an MCP server's
    * tools/list_changed): a new list is planned again, new schemas of the same tools replace the old.
    */
-  #sync(executor: ToolExecutor): ToolSchema[] {
-    const offered = executor.offeredTools
+  #sync(run: ToolSource): ToolSchema[] {
+    const offered = run.offeredTools
     // Ours is sent last (see #send); a configured tool of the same name stays until ours shadows it.
     const ours = offered[SEARCH_TOOLS] instanceof ToolSearchTool
-    const source = executor.schemas().filter((s) => !ours || s.function.name !== SEARCH_TOOLS)
+    const source = run.schemas().filter((s) => !ours || s.function.name !== SEARCH_TOOLS)
     // A rebuilt list with the same tools (the executor's caches dropped) keeps the plan.
     if (!sameNames(source, this.#source)) this.#plan(source, offered)
     else if (source.some((s, i) => s !== this.#source?.[i])) this.#refresh(source)
@@ -115,13 +126,13 @@ export class DeferredTools implements ToolCatalog {
 
   /** Undefined when nothing was ever held back. */
   report(): DeferralReport | undefined {
-    if (!this.#searchAdded) return undefined
+    if (!this.#searching) return undefined
     return { deferred: this.#deferred.size, loaded_by_search: [...this.#loadedBySearch] }
   }
 
   search(query: string, limit: number, callId?: string): SearchOutcome {
     // Tools that arrived since this step's plan can be found too.
-    if (this.#executor) this.#sync(this.#executor)
+    if (this.#tools) this.#sync(this.#tools)
     const words = queryWords(query)
     const ranked = this.#all
       .filter((e) => !CORE_TOOLS.has(e.schema.function.name))
@@ -199,7 +210,7 @@ export class DeferredTools implements ToolCatalog {
     }
   }
 
-  #plan(source: readonly ToolSchema[], offered: Record<string, Tool>): void {
+  #plan(source: readonly ToolSchema[], offered: Readonly<Record<string, Tool>>): void {
     this.#dirty = true
     const candidates: Candidate[] = source.map((schema) => {
       const toolset = offered[schema.function.name]?.toolset
@@ -261,7 +272,7 @@ export class DeferredTools implements ToolCatalog {
   /** The schemas to send: the source minus what is held back, plus the search tool. */
   #send(source: readonly ToolSchema[]): ToolSchema[] {
     const kept = source.filter((s) => !this.#deferred.has(s.function.name))
-    if (!this.#searchAdded) return kept
+    if (!this.#searching) return kept
     const withNames = [...kept, this.#searchSchema(true)]
     if (this.#deferred.size === 0 || this.counter.countTools(withNames) <= this.budget) return withNames
     return [...kept, this.#searchSchema(false)]

@@ -15,12 +15,10 @@ import type { ToolExecutor } from "../tool/executor.ts"
 import { Accounting } from "./accounting.ts"
 import type { ApprovalMode, FrontendTools } from "./approval.ts"
 import type { ToolDecision } from "./decisions.ts"
-import { DeferredTools, toolDefinitionsBudget } from "./deferred-tools.ts"
 import type { EngineEvent, FollowUpAction, StopReason } from "./events.ts"
-import { fitToolsetInstructions } from "./prompt/held-back-instructions.ts"
 import { applyDecisions } from "./resume.ts"
+import { RunTools } from "./run-tools.ts"
 import { completeStep } from "./streamed-completion.ts"
-import { toolMessageContent } from "./tool-message.ts"
 import { type FinishedCall, runToolCalls, type StepContext, stepBounds } from "./tool-step.ts"
 
 export type AgentOptions = {
@@ -66,20 +64,23 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
   // A history from outside can be megabytes: counted here a slice at a time, so the loop's
   // synchronous tallies find it cached (a window's worth exactly, the rest estimated).
   await counter.prime(options.messages, model.info.contextWindow * 8, signal)
-  // Past the tool definitions budget, tools are held back and offered through search_tools.
-  const deferral = new DeferredTools(
+  // What this run offers and has loaded, over the shared executor: past the tool definitions
+  // budget tools are held back for search_tools; a result cut to its budget is kept for
+  // read_tool_output, which then joins the tools.
+  const tools = RunTools.forWindow(executor, {
+    contextWindow: model.info.contextWindow,
+    settings,
     counter,
-    toolDefinitionsBudget(model.info.contextWindow, settings.toolDefinitionsPct),
-    { contextWindow: model.info.contextWindow, pct: settings.toolDefinitionsPct },
-  )
-  const acct = new Accounting(model.info, counter, deferral)
-  // Caps tool results, keeps truncated outputs for read_tool_output, compacts before each call.
-  const window = new ContextWindow({ model, counter, settings })
+    ...(options.frontendTools ? { frontend: options.frontendTools.tools } : {}),
+  })
+  const acct = new Accounting(model.info, counter)
+  // Compacts or cuts the history before each call; what it cuts goes to the run's store too.
+  const window = new ContextWindow({ model, counter, settings, store: tools.store })
   try {
-    return yield* steps(options, { signal, maxSteps, approval, acct, window, deferral })
+    return yield* steps(options, { signal, maxSteps, approval, acct, window, tools })
   } finally {
     // Removes spilled tool outputs, also when the consumer stops early or the run throws.
-    await window.dispose()
+    await tools.dispose()
   }
 }
 
@@ -89,41 +90,29 @@ type RunState = {
   approval: ApprovalMode
   acct: Accounting
   window: ContextWindow
-  deferral: DeferredTools
+  tools: RunTools
 }
 
 async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<EngineEvent, StopReason> {
-  const { model, executor } = options
-  const { signal, maxSteps, approval, acct, window, deferral } = run
+  const { model } = options
+  const { signal, maxSteps, approval, acct, window } = run
   const history = [...options.messages]
 
   const toMessage = async (f: FinishedCall): Promise<ToolMessage> => {
-    const name = f.prepared.call.function.name
-    // Instructions a held-back toolset's first tool brings come before the fenced output (trusted).
-    const note = deferral.instructionsFor(f.prepared.call)
-    const content = note ? `${note}\n\n${toolMessageContent(f.result)}` : toolMessageContent(f.result)
-    const cut = await window.toolMessage(
-      { role: "tool", tool_call_id: f.prepared.call.id, name, content },
-      name,
-      run.signal,
-    )
+    const cut = await run.tools.toolMessage(f.prepared.call, f.result, run.signal)
     if (cut.truncation) acct.truncations.push(cut.truncation)
     // Counted now, a slice at a time, so the next step's tally finds it (a budget's worth of text).
     await acct.counter.prime([cut.message], Number.POSITIVE_INFINITY, run.signal)
     return cut.message
   }
   const step: StepContext = {
-    // The run's own view: read_tool_output is added to it once, never to the shared executor.
-    executor: executor.forRun(),
+    tools: run.tools,
     approval,
     signal,
     seen: new Set(),
     ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
-    ...(options.frontendTools
-      ? { frontendNames: new Set(options.frontendTools.tools.map((t) => t.function.name)) }
-      : {}),
     toMessage,
-    ...stepBounds(executor),
+    ...stepBounds(run.tools.limits),
   }
 
   if (options.decisions) yield* applyDecisions(history, options.decisions, step)
@@ -133,16 +122,9 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
   for (let n = 1; n <= maxSteps; n++) {
     if (signal.aborted) throw new AbortError()
     const last = n === maxSteps
-    // read_tool_output joins the tools once an output was truncated; then the history must fit.
-    const paging = window.pagingNeeded()
-    if (paging) await step.executor.add(paging)
-    const offered = await deferral.tools(step.executor, history)
-    const tools = options.frontendTools ? [...offered, ...options.frontendTools.tools] : offered
-    // Once per run (a stable prompt mid-run): toolsets held back whole wait with their instructions.
-    if (n === 1) {
-      const held = deferral.heldBackToolsets(step.executor)
-      deferral.withheldInstructions(fitToolsetInstructions(history, step.executor.toolsets, held))
-    }
+    // What the model is offered this step; then the history must fit beside it.
+    const tools = await run.tools.offer(history, signal)
+    if (n === 1) run.tools.holdBackInstructions(history)
     const fitted = yield* window.fit(history, tools, signal)
     if (fitted.messages !== history) history.splice(0, history.length, ...fitted.messages)
     acct.truncations.push(...fitted.truncations)
@@ -174,7 +156,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     if (calls.length > 0) assistant.tool_calls = calls
     history.push(assistant)
     // One tally per step: the history does not change again before this step's tools run.
-    const metadata = acct.metadata(history, tools)
+    const metadata = acct.metadata(history, tools, run.tools.report())
     yield { event: "token_count", data: { metadata } }
 
     if (calls.length === 0) {
@@ -229,7 +211,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
           requires_approval: true,
           pending_approvals: outcome.pending,
           ...(options.frontendTools ? { pending_frontend_tool_calls: outcome.frontend } : {}),
-          metadata: acct.metadata(history, tools),
+          metadata: acct.metadata(history, tools, run.tools.report()),
         },
       }
       return "approval"

@@ -43,8 +43,8 @@ export async function* applyDecisions(
 
   const run = boundedRunner(step)
   const tasks = pending.map(async (call): Promise<FinishedCall> => {
-    const prepared = step.executor.prepare(call)
-    const description = step.executor.describe(prepared)
+    const prepared = step.tools.prepare(call)
+    const description = step.tools.describe(prepared)
     const decision = byId.get(call.id)!
     if (decision.result !== undefined) {
       // A frontend tool: the client ran it and this is its output, as the model will read it.

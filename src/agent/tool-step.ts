@@ -1,58 +1,60 @@
 import type { ToolCall, ToolMessage } from "../llm/types.ts"
 import { newRequestQuota } from "../tool/containment/index.ts"
 import type { RequestQuota } from "../tool/containment/request-quota.ts"
-import type { PreparedCall, ToolExecutor } from "../tool/executor.ts"
+import type { PreparedCall } from "../tool/executor.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
-import { engineLimits } from "../tool/tool.ts"
+import { engineLimits, type ToolLimits } from "../tool/tool.ts"
 import { type ApprovalMode, approvalOffText, deniedText, normalizeDecision } from "./approval.ts"
 import type { EngineEvent, PendingApproval, PendingFrontendToolCall } from "./events.ts"
 import { limiter } from "./limiter.ts"
 import { echoResult, OutputBudget } from "./output-budget.ts"
+import type { RunTools } from "./run-tools.ts"
 
 export type FinishedCall = { prepared: PreparedCall; description: string; result: StructuredToolResult }
 
-/** Everything the step needs from the run: turning a result into a history message, and the seen-call set. */
+/** Everything the step needs from the run: its tools, turning a result into a history message, and the seen-call set. */
 export type StepContext = {
-  executor: ToolExecutor
+  /** The run's tools: lookup by name, execution, which calls the client runs. */
+  tools: RunTools
   approval: ApprovalMode
   signal: AbortSignal
   /** Calls already made in this request (`name` + canonical arguments). */
   seen: Set<string>
-  /** Builds the `tool` message (truncation, accounting) for a finished call. */
-  /** Cuts a result to its budget a slice at a time (tool output can be 10 MB), hence async. */
+  /**
+   * Builds the `tool` message (truncation, accounting) for a finished call; async, as it cuts a
+   * result to its budget a slice at a time (tool output can be 10 MB).
+   */
   toMessage: (finished: FinishedCall) => Promise<ToolMessage>
   /** Tool output the request may still keep (limits.request_tool_output_max_bytes). */
   output: OutputBudget
-  /** Names of the tools the client executes (frontend tools): their calls wait, nothing runs here. */
-  frontendNames?: ReadonlySet<string>
   /** The run's hook on each call the model asks for (AgentOptions.onToolCall). */
   onToolCall?: (call: ToolCall) => void
   /** The request's share of tool-process slots and memory. */
   quota?: RequestQuota
 }
 
-/** The per-request parts of a StepContext, from the executor's limits. */
-export function stepBounds(executor: ToolExecutor): { output: OutputBudget; quota: RequestQuota } {
+/** The per-request parts of a StepContext, from the tool limits. */
+export function stepBounds(limits: ToolLimits): { output: OutputBudget; quota: RequestQuota } {
   return {
-    output: new OutputBudget(engineLimits(executor.options.limits).requestOutputMaxBytes),
+    output: new OutputBudget(engineLimits(limits).requestOutputMaxBytes),
     // One request's share of the tool processes and their memory (R6, R13).
     quota: newRequestQuota(),
   }
 }
 
 /**
- * Runs prepared calls through the executor, at most `limits.maxParallelCalls` at once, each read
+ * Runs prepared calls through the run's tools, at most `limits.maxParallelCalls` at once, each read
  * capped by what the request's output budget has left and counted against it when it finishes.
  */
 export function boundedRunner(
   ctx: StepContext,
 ): (p: PreparedCall, approved: boolean) => Promise<StructuredToolResult> {
-  const limits = engineLimits(ctx.executor.options.limits)
+  const limits = engineLimits(ctx.tools.limits)
   const slot = limiter(Math.max(1, limits.maxParallelCalls))
   return (p, approved) =>
     slot(async () => {
       const cap = ctx.output.readCap(limits.outputMaxBytes)
-      const result = await ctx.executor.run(p, ctx.signal, approved, cap, ctx.quota)
+      const result = await ctx.tools.run(p, ctx.signal, approved, cap, ctx.quota)
       return ctx.output.keep(result, cap < limits.outputMaxBytes ? cap : undefined)
     })
 }
@@ -88,7 +90,7 @@ export async function* runToolCalls(
   calls: ToolCall[],
   ctx: StepContext,
 ): AsyncGenerator<EngineEvent, StepOutcome> {
-  const prepared = calls.map((call) => refuseRepeats(ctx.executor.prepare(call), ctx.seen))
+  const prepared = calls.map((call) => refuseRepeats(ctx.tools.prepare(call), ctx.seen))
   for (const p of prepared) {
     ctx.onToolCall?.(p.call)
     yield { event: "start_tool_calling", data: { tool_name: p.call.function.name, id: p.call.id } }
@@ -102,11 +104,11 @@ export async function* runToolCalls(
 
   for (const p of prepared) {
     // A dupin tool of the same name wins; faces refuse such frontend tools before the run.
-    if (!p.tool && ctx.frontendNames?.has(p.call.function.name)) {
+    if (!p.tool && ctx.tools.isFrontend(p.call.function.name)) {
       frontend.push(frontendCall(p.call))
       continue
     }
-    const description = ctx.executor.describe(p)
+    const description = ctx.tools.describe(p)
     if (p.approvalReason && !p.error && ctx.approval.kind === "pause") {
       pending.push({
         tool_call_id: p.call.id,
@@ -232,7 +234,7 @@ export function resultEvent(f: FinishedCall, ctx: StepContext): EngineEvent {
       role: "tool",
       description: f.description,
       name: f.prepared.call.function.name,
-      result: echoResult(f.result, engineLimits(ctx.executor.options.limits).echoMaxBytes),
+      result: echoResult(f.result, engineLimits(ctx.tools.limits).echoMaxBytes),
     },
   }
 }

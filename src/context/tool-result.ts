@@ -2,7 +2,6 @@ import type { TokenCounter } from "../llm/tokens.ts"
 import type { ToolMessage } from "../llm/types.ts"
 import { Slicer } from "../offloop/yield.ts"
 import { countLines, countLinesSliced } from "./output-pager.ts"
-import type { OutputStore } from "./output-store.ts"
 import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
 import type { Truncation } from "./report.ts"
 import { mayCut, TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
@@ -25,18 +24,19 @@ export function pagingNote(toolCallId: string, total?: number): (kept: string) =
   }
 }
 
-export type CutMessage = { message: ToolMessage; truncation?: Truncation }
+/** A tool message as cut to its budget: the cut, and the whole content it left out, when there was one. */
+export type CutMessage = { message: ToolMessage; truncation?: Truncation; full?: string }
 
 /**
- * The `tool` message for a result, cut to `budget` tokens when it is larger. The full text of a cut
- * result goes to `store`, and the message tells the model how to page through it.
+ * The `tool` message for a result, cut to `budget` tokens when it is larger, with a note telling
+ * the model how to page through the rest. No side effects: the whole content of a cut message comes
+ * back as `full`, for the caller to keep where `read_tool_output` finds it (an `OutputStore`).
  */
-export async function capToolMessage(
+export async function cutToolMessage(
   message: ToolMessage,
   toolName: string,
   budget: number,
   counter: TokenCounter,
-  store: OutputStore,
   signal?: AbortSignal,
 ): Promise<CutMessage> {
   const full = message.content
@@ -51,7 +51,6 @@ export async function capToolMessage(
     slicer,
   )
   if (!outcome.cut) return { message }
-  store.put(message.tool_call_id, toolName, full)
   return {
     message: { ...message, content: outcome.content },
     truncation: {
@@ -61,6 +60,7 @@ export async function capToolMessage(
       tool_name: toolName,
       original_token_count: outcome.cut.originalTokenCount,
     },
+    full,
   }
 }
 

@@ -1,21 +1,20 @@
 import { RequestError } from "../errors.ts"
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
-import type { ChatMessage, ChatModel, ToolMessage, ToolSchema, Usage } from "../llm/types.ts"
-import type { Toolset } from "../tool/toolset.ts"
+import type { ChatMessage, ChatModel, ToolSchema, Usage } from "../llm/types.ts"
 import { compactable, compactedParts, latestUserIndex, summarise } from "./compaction.ts"
 import { shrinkToolResults } from "./fit.ts"
-import { type ContextSettings, toolResultBudget } from "./limits.ts"
-import { OutputStore } from "./output-store.ts"
-import { pagingToolset } from "./read-tool-output.ts"
+import type { ContextSettings } from "./limits.ts"
+import type { OutputStore } from "./output-store.ts"
 import type { Compaction, CompactionEvent, CompactionMetadata, Truncation } from "./report.ts"
-import { type CutMessage, capToolMessage } from "./tool-result.ts"
 import { TRUNCATION_MARKER } from "./truncate.ts"
 
 export type ContextWindowInit = {
   model: ChatModel
   counter: TokenCounter
   settings: ContextSettings
+  /** Where the full text of a result cut to fit goes, for `read_tool_output` (the run's, see RunTools). */
+  store: OutputStore
 }
 
 /**
@@ -26,39 +25,21 @@ export type ContextWindowInit = {
 export type Fitted = { messages: ChatMessage[]; truncations: Truncation[]; compaction?: Compaction }
 
 /**
- * Context-window management for one run: caps each tool result (keeping the full output for
- * `read_tool_output`), and before every model call compacts or cuts the history so the call fits.
- * `dispose` must run when the request ends (it removes spilled outputs).
+ * Context-window management for one run: before every model call it compacts or cuts the history
+ * so the call fits, keeping the full text of what it cuts in the run's store for `read_tool_output`.
+ * Each tool result was already cut to its own budget when its message was built (tool-message.ts).
  */
 export class ContextWindow {
-  readonly store = new OutputStore()
-  /** Tokens one tool result may take (CONTRACT §3). */
-  readonly budget: number
   private readonly model: ChatModel
   private readonly counter: TokenCounter
   private readonly settings: ContextSettings
-  #pagingOffered = false
+  private readonly store: OutputStore
 
   constructor(init: ContextWindowInit) {
     this.model = init.model
     this.counter = init.counter
     this.settings = init.settings
-    this.budget = toolResultBudget(init.model.info.contextWindow, init.settings)
-  }
-
-  /** The `tool` message for a result, cut to the per-result budget, and the cut if there was one. */
-  toolMessage(message: ToolMessage, toolName: string, signal?: AbortSignal): Promise<CutMessage> {
-    return capToolMessage(message, toolName, this.budget, this.counter, this.store, signal)
-  }
-
-  /**
-   * The run's paging tools (read_tool_output), once: the first time this is asked after an output
-   * was kept for paging. The caller adds them to the run's executor; later calls return undefined.
-   */
-  pagingNeeded(): Toolset | undefined {
-    if (this.#pagingOffered || this.store.size === 0) return undefined
-    this.#pagingOffered = true
-    return pagingToolset(this.store, this.counter, this.budget)
+    this.store = init.store
   }
 
   /**
@@ -137,10 +118,6 @@ export class ContextWindow {
       },
     }
     return { messages, truncations, compaction: { metadata, usage: compaction.usage } }
-  }
-
-  async dispose(): Promise<void> {
-    await this.store.dispose()
   }
 
   private tokens(messages: readonly ChatMessage[], tools: readonly ToolSchema[]): number {

@@ -35,7 +35,7 @@ export type PreparedCall = {
  * concurrently and each with a timeout, so a hanging check never delays startup.
  */
 export class ToolExecutor {
-  readonly toolsets: Toolset[]
+  readonly toolsets: readonly Toolset[]
   readonly options: ExecutorOptions
   #schemas: ToolSchema[] | undefined
   #byName: Record<string, Tool> | undefined
@@ -44,40 +44,14 @@ export class ToolExecutor {
   #revision = 0
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
-  /** The engine's executor this run view was made from (`forRun`); answers until `add`. */
-  #shared: ToolExecutor | undefined
 
-  constructor(toolsets: Toolset[], options: ExecutorOptions) {
+  /**
+   * Shared by every run of an engine, so it holds no run's state: a run's own tools
+   * (`read_tool_output`, `search_tools`) live in that run's `RunTools` (agent/run-tools.ts).
+   */
+  constructor(toolsets: readonly Toolset[], options: ExecutorOptions) {
     this.toolsets = toolsets
     this.options = options
-  }
-
-  /**
-   * This executor's view for one run: the same tools, limits and checks, plus the run's own tools
-   * (`add`). The engine's executor is shared by concurrent runs, so a run's tools never go there.
-   * Made once per run; until a tool is added it answers from the shared caches.
-   */
-  forRun(): ToolExecutor {
-    const run = new ToolExecutor([...this.toolsets], this.options)
-    run.#shared = this
-    return run
-  }
-
-  /**
-   * Adds a run-scoped toolset (read_tool_output). First in the list, so a configured tool of the
-   * same name cannot shadow the one the truncation notes point to.
-   */
-  async add(toolset: Toolset): Promise<void> {
-    await toolset.checkPrerequisites({
-      env: this.options.env,
-      signal: this.#round.signal,
-      timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
-    })
-    this.toolsets.unshift(toolset)
-    this.#shared = undefined
-    this.#schemas = undefined
-    this.#byName = undefined
-    this.#listed = undefined
   }
 
   /**
@@ -122,7 +96,6 @@ export class ToolExecutor {
    * toolset to define a name wins. What the model may call is narrower: `offeredTools`.
    */
   get toolsByName(): Record<string, Tool> {
-    if (this.#shared) return this.#shared.toolsByName
     this.#dropStaleCaches()
     if (this.#listed) return this.#listed
     const listed = toolsOf(this.toolsets, (t) => t.enabled && t.status !== "failed")
@@ -132,7 +105,6 @@ export class ToolExecutor {
 
   /** Tools the model is offered and may call: those of toolsets that passed their checks. */
   get offeredTools(): Record<string, Tool> {
-    if (this.#shared) return this.#shared.offeredTools
     this.#dropStaleCaches()
     if (this.#byName) return this.#byName
     const byName = toolsOf(this.toolsets, (t) => t.status === "enabled")
@@ -143,7 +115,6 @@ export class ToolExecutor {
 
   /** Tool schemas for the provider. Cached: the same array every step keeps token counts cached too. */
   schemas(): ToolSchema[] {
-    if (this.#shared) return this.#shared.schemas()
     this.#dropStaleCaches()
     if (this.#schemas) return this.#schemas
     const schemas = Object.values(this.offeredTools).map((t) => t.toSchema())

@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import type { ApprovalMode } from "../../src/agent/approval.ts"
-import { DeferredTools, toolDefinitionsBudget } from "../../src/agent/deferred-tools.ts"
+import { toolDefinitionsBudget } from "../../src/agent/deferred-tools.ts"
+import { RunTools } from "../../src/agent/run-tools.ts"
 import { MAX_SEARCH_RESULTS } from "../../src/agent/tool-search.ts"
 import { StructuredToolResult, Tool, ToolParameter, ToolResultStatus, Toolset } from "../../src/core/tools.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
@@ -39,10 +40,9 @@ const names = (schemas: readonly ToolSchema[]) => schemas.map((s) => s.function.
 async function planFor(toolsets: Toolset[], budget: number) {
   const executor = new ToolExecutor(toolsets, { limits: DEFAULT_TOOL_LIMITS, env: {} })
   await executor.ensureReady()
-  const run = executor.forRun()
   const counter = await TokenCounter.forModel("openai/gpt-4o")
-  const deferral = new DeferredTools(counter, budget)
-  return { run, counter, deferral, sent: await deferral.tools(run, []) }
+  const run = new RunTools(executor, { counter, resultBudget: 1000, definitionsBudget: budget })
+  return { run, counter, deferral: run.deferral, sent: await run.offer([]) }
 }
 
 describe("which tools are held back", () => {
@@ -111,7 +111,7 @@ describe("search_tools", () => {
     expect(probes.skipped.length).toBeGreaterThan(0)
     const loaded = [...found.found, ...probes.found].map((e) => e.schema)
     expect(counter.countTools(loaded)).toBeLessThanOrEqual(400)
-    const next = names(await deferral.tools(run, []))
+    const next = names(await run.offer([]))
     for (const entry of found.found) expect(next).toContain(entry.schema.function.name)
     // Already loaded: reported as such, not loaded twice.
     expect(deferral.search("pod_logs", 1).already).toEqual(["pod_logs"])

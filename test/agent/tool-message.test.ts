@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import { toolMessageContent } from "../../src/agent/tool-message.ts"
+import { buildToolMessage, toolMessageContent } from "../../src/agent/tool-message.ts"
+import { TRUNCATION_MARKER } from "../../src/context/truncate.ts"
+import { TokenCounter } from "../../src/llm/tokens.ts"
 import { fence } from "../../src/tool/fence.ts"
 import { StructuredToolResult, ToolResultStatus } from "../../src/tool/result.ts"
 
@@ -35,5 +37,67 @@ describe("toolMessageContent", () => {
     expect(toolMessageContent(new StructuredToolResult({ status: ToolResultStatus.SUCCESS }))).toBe(
       "status: success",
     )
+  })
+})
+
+const counter = await TokenCounter.forModel("openai/gpt-4o")
+
+describe("buildToolMessage", () => {
+  const call = {
+    id: "call_7",
+    type: "function" as const,
+    function: { name: "kubectl_logs", arguments: "{}" },
+  }
+  const result = (data: string) => new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data })
+
+  test("a result under the budget: the fenced content as is, named after the call, nothing cut", async () => {
+    const built = await buildToolMessage({
+      call,
+      result: result("ok"),
+      fenceId: "0123456789abcdef",
+      budget: 500,
+      counter,
+    })
+    expect(built.message).toEqual({
+      role: "tool",
+      tool_call_id: "call_7",
+      name: "kubectl_logs",
+      content: `status: success\n${fence("ok", "0123456789abcdef")}`,
+    })
+    expect(built.truncation).toBeUndefined()
+    expect(built.full).toBeUndefined()
+  })
+
+  test("a note comes first, outside the fence", async () => {
+    const built = await buildToolMessage({
+      call,
+      result: result("ok"),
+      note: "Instructions for the k8s toolset",
+      fenceId: "0123456789abcdef",
+      budget: 500,
+      counter,
+    })
+    expect(built.message.content).toBe(
+      `Instructions for the k8s toolset\n\nstatus: success\n${fence("ok", "0123456789abcdef")}`,
+    )
+  })
+
+  test("over the budget: cut with a paging note, the cut and the whole content returned, the same every time", async () => {
+    const data = Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n")
+    const parts = { call, result: result(data), fenceId: "fedcba9876543210", budget: 150, counter }
+    const built = await buildToolMessage(parts)
+    const content = String(built.message.content)
+    expect(content.startsWith("status: success\n")).toBe(true)
+    expect(content).toContain(`call read_tool_output with tool_call_id "call_7"`)
+    expect(content.endsWith(TRUNCATION_MARKER)).toBe(true)
+    expect(counter.countText(content)).toBeLessThanOrEqual(150)
+    expect(built.full).toBe(`status: success\n${fence(data, "fedcba9876543210")}`)
+    expect(built.truncation).toMatchObject({
+      tool_call_id: "call_7",
+      tool_name: "kubectl_logs",
+      start_index: 0,
+    })
+    // No state anywhere: the same parts build the same message.
+    expect(await buildToolMessage(parts)).toEqual(built)
   })
 })

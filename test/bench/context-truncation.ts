@@ -5,11 +5,12 @@
  * JS string of log lines; 500 MB goes through the spawn path the loop uses (a process writing
  * 500 MB of "a", read with the default 10 MB cap), since the loop never holds more than the cap.
  * Reported: time and RSS growth of the cut alone (`truncateToBudget`) and of the loop's whole
- * path (`ContextWindow.toolMessage`: cut, paging note, full text kept or spilled to disk).
+ * path (`RunTools.toolMessage` past the fencing: cut, paging note, full text kept or spilled to disk).
  */
-import { DEFAULT_CONTEXT_SETTINGS } from "../../src/context/limits.ts"
+import { DEFAULT_CONTEXT_SETTINGS, toolResultBudget } from "../../src/context/limits.ts"
+import { OutputStore } from "../../src/context/output-store.ts"
+import { cutToolMessage } from "../../src/context/tool-result.ts"
 import { truncateToBudget } from "../../src/context/truncate.ts"
-import { ContextWindow } from "../../src/context/window.ts"
 import { createChatModel } from "../../src/llm/factory.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
@@ -35,11 +36,8 @@ async function runCase(sizeMb: number): Promise<void> {
   const model = createChatModel({ id: "openai/gpt-4o", apiKey: "unused", env: {} })
   const counter = await TokenCounter.forModel(model.info.id)
   counter.countText("warm up the encoder")
-  const window = new ContextWindow({
-    model,
-    counter,
-    settings: DEFAULT_CONTEXT_SETTINGS,
-  })
+  const budget = toolResultBudget(model.info.contextWindow, DEFAULT_CONTEXT_SETTINGS)
+  const store = new OutputStore()
   Bun.gc(true)
   const base = rssMb()
   let source = "string"
@@ -65,20 +63,24 @@ async function runCase(sizeMb: number): Promise<void> {
   const withInput = rssMb()
 
   let started = performance.now()
-  const cut = await truncateToBudget(output, window.budget, counter)
+  const cut = await truncateToBudget(output, budget, counter)
   const cutMs = performance.now() - started
   Bun.gc(true)
   const afterCut = rssMb()
 
   started = performance.now()
-  const { message } = await window.toolMessage(
+  const built = await cutToolMessage(
     { role: "tool", tool_call_id: "bench", name: "bench", content: output },
     "bench",
+    budget,
+    counter,
   )
+  if (built.full !== undefined) store.put("bench", "bench", built.full)
+  const { message } = built
   const pathMs = performance.now() - started
   Bun.gc(true)
   const afterPath = rssMb()
-  await window.dispose()
+  await store.dispose()
 
   console.log(
     JSON.stringify({
@@ -86,7 +88,7 @@ async function runCase(sizeMb: number): Promise<void> {
       source,
       produce_ms: Math.round(produce),
       held_chars: output.length,
-      budget_tokens: window.budget,
+      budget_tokens: budget,
       kept_chars: cut.cut?.endIndex,
       kept_tokens: counter.countText(message.content),
       original_token_estimate: cut.cut?.originalTokenCount,

@@ -1,11 +1,20 @@
 import { describe, expect, test } from "bun:test"
 import type { StreamMessage } from "../../src/agent/events.ts"
-import { DEFAULT_CONTEXT_SETTINGS } from "../../src/context/limits.ts"
+import { DEFAULT_CONTEXT_SETTINGS, toolResultBudget } from "../../src/context/limits.ts"
+import { OutputStore } from "../../src/context/output-store.ts"
+import { cutToolMessage } from "../../src/context/tool-result.ts"
 import { TRUNCATION_MARKER } from "../../src/context/truncate.ts"
 import { ContextWindow } from "../../src/context/window.ts"
 import { RequestError } from "../../src/errors.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
-import type { ChatMessage, ChatModel, Completion, ModelInfo, ToolSchema } from "../../src/llm/types.ts"
+import type {
+  ChatMessage,
+  ChatModel,
+  Completion,
+  ModelInfo,
+  ToolMessage,
+  ToolSchema,
+} from "../../src/llm/types.ts"
 
 /** Seeded PRNG (mulberry32): a failure names its seed and replays exactly. */
 function prng(seed: number): () => number {
@@ -57,7 +66,13 @@ function scriptedModel(info: ModelInfo, rand: () => number): ChatModel {
   }
 }
 
-type Case = { history: ChatMessage[]; latest: ChatMessage; window: ContextWindow; info: ModelInfo }
+type Case = {
+  history: ChatMessage[]
+  latest: ChatMessage
+  window: ContextWindow
+  store: OutputStore
+  info: ModelInfo
+}
 
 async function generate(seed: number, counter: TokenCounter): Promise<Case> {
   const rand = prng(seed)
@@ -72,11 +87,20 @@ async function generate(seed: number, counter: TokenCounter): Promise<Case> {
     outputCostPerToken: 0,
     known: true,
   }
+  const store = new OutputStore()
   const window = new ContextWindow({
     model: scriptedModel(info, rand),
     counter,
     settings: DEFAULT_CONTEXT_SETTINGS,
+    store,
   })
+  const budget = toolResultBudget(info.contextWindow, DEFAULT_CONTEXT_SETTINGS)
+  // As the run builds a result's message: cut to its budget, the full text kept for paging.
+  const capped = async (raw: ToolMessage, name: string): Promise<ToolMessage> => {
+    const cut = await cutToolMessage(raw, name, budget, counter)
+    if (cut.full !== undefined) store.put(raw.tool_call_id, name, cut.full)
+    return cut.message
+  }
   const history: ChatMessage[] = [{ role: "system", content: text(rand, 5 + Math.floor(rand() * 100)) }]
   let latest: ChatMessage = history[0]!
   let id = 0
@@ -98,20 +122,20 @@ async function generate(seed: number, counter: TokenCounter): Promise<Case> {
       history.push({ role: "assistant", content: rand() < 0.3 ? text(rand, 10) : null, tool_calls: calls })
       for (const call of calls) {
         const size = rand() < 0.2 ? 800 + Math.floor(rand() * 1200) : Math.floor(rand() * 250)
-        const raw: ChatMessage = {
+        const raw: ToolMessage = {
           role: "tool",
           tool_call_id: call.id,
           name: call.function.name,
           content: text(rand, size),
         }
         // Results made in this run are capped; a client-sent history may carry anything.
-        history.push(rand() < 0.5 ? (await window.toolMessage(raw, call.function.name)).message : raw)
+        history.push(rand() < 0.5 ? await capped(raw, call.function.name) : raw)
       }
     }
     // The last turn may stop mid tool-calls (the loop is about to call the model again).
     if (t < turns - 1 || rand() < 0.3) history.push({ role: "assistant", content: text(rand, 30) })
   }
-  return { history, latest, window, info }
+  return { history, latest, window, store, info }
 }
 
 function checkPairing(messages: readonly ChatMessage[]): void {
@@ -145,7 +169,7 @@ describe("fit: property over random histories", () => {
     let refused = 0
     let cut = 0
     for (let seed = 1; seed <= 300; seed++) {
-      const { history, latest, window, info } = await generate(seed, counter)
+      const { history, latest, window, store, info } = await generate(seed, counter)
       const events: StreamMessage[] = []
       try {
         const gen = window.fit(history, tools, new AbortController().signal)
@@ -193,7 +217,7 @@ describe("fit: property over random histories", () => {
         const fixed = counter.tally([history[0]!, latest]).total_tokens
         expect(fixed).toBeGreaterThan(info.contextWindow - info.maxOutputTokens)
       } finally {
-        await window.dispose()
+        await store.dispose()
       }
     }
     // The generator must actually exercise every path.

@@ -2,8 +2,7 @@
 // used to count a trailing newline differently, so the model was told two totals for one output.
 import { describe, expect, test } from "bun:test"
 import { countLines, readLines } from "../../src/context/output-pager.ts"
-import { OutputStore } from "../../src/context/output-store.ts"
-import { capToolMessage, pagingNote } from "../../src/context/tool-result.ts"
+import { cutToolMessage, pagingNote } from "../../src/context/tool-result.ts"
 import { TokenCounter } from "../../src/llm/tokens.ts"
 
 const counter = await TokenCounter.forModel("openai/gpt-4o")
@@ -21,13 +20,11 @@ describe("counting lines", () => {
 
   test("a cut output's note and read_tool_output give the same total, with a trailing newline", async () => {
     const full = `${Array.from({ length: 500 }, (_, i) => `row ${i + 1} value ${i * 7}`).join("\n")}\n`
-    const store = new OutputStore()
-    const { message } = await capToolMessage(
+    const { message } = await cutToolMessage(
       { role: "tool", tool_call_id: "call_1", content: full },
       "kubectl_logs",
       300,
       counter,
-      store,
     )
     const note = /\[Output cut in line (\d+) of (\d+)\./.exec(String(message.content))
     expect(note).not.toBeNull()

@@ -8,7 +8,6 @@ import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { Toolset } from "../../src/tool/toolset.ts"
 import { CommandPrerequisite } from "../../src/toolset/command-prerequisite.ts"
-import { EchoTool } from "../support/tools.ts"
 
 const env = buildToolEnv(process.env)
 
@@ -40,27 +39,5 @@ describe("prerequisite checks", () => {
     await expect(first).rejects.toBeInstanceOf(AbortError)
     await executor.ensureReady()
     expect(executor.toolsets.map((t) => t.status)).toEqual(["enabled", "enabled"])
-  })
-})
-
-describe("a run's view of the executor", () => {
-  test("a run-scoped toolset joins that run's view first and never the shared executor", async () => {
-    const shared = new ToolExecutor([new Toolset({ name: "configured", tools: [new EchoTool()] })], {
-      limits: DEFAULT_TOOL_LIMITS,
-      env,
-    })
-    await shared.ensureReady()
-    const run = shared.forRun()
-    // Until the run adds a tool it answers from the shared caches (same array: token counts stay cached).
-    expect(run.schemas()).toBe(shared.schemas())
-
-    // Same name as the configured tool: the run's own one must win, as the truncation notes point to it.
-    const own = new EchoTool()
-    await run.add(new Toolset({ name: "run/own", tools: [own] }))
-    expect(run.toolsByName.echo).toBe(own)
-    expect(run.schemas()).toHaveLength(1)
-    expect(shared.toolsByName.echo).not.toBe(own)
-    expect(shared.toolsets.map((t) => t.name)).toEqual(["configured"])
-    expect(shared.forRun().toolsByName.echo).not.toBe(own)
   })
 })

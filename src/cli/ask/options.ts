@@ -8,19 +8,35 @@ import {
   UsageError,
 } from "../../commands/args.ts"
 
-export type AskOptions = {
-  question: string | undefined
+/** The flags of every terminal command that runs the engine (`ask`, `investigate`). */
+export type EngineFlags = {
   configPath: string | undefined
   model: string | undefined
-  files: string[]
   json: boolean
-  yes: boolean
-  noInteractive: boolean
   /** `--no-color`: raw markdown and no colour, as with NO_COLOR. */
   noColor: boolean
   maxSteps: number | undefined
   toolsetFiles: string[]
   bash: boolean
+}
+
+export type AskOptions = EngineFlags & {
+  question: string | undefined
+  files: string[]
+  yes: boolean
+  noInteractive: boolean
+}
+
+export function engineFlags(args: ParsedArgs): EngineFlags {
+  return {
+    configPath: stringOption(args, "config"),
+    model: stringOption(args, "model"),
+    json: flag(args, "json"),
+    noColor: flag(args, "no-color"),
+    maxSteps: intOption(args, "max-steps", 1, 10_000),
+    toolsetFiles: listOption(args, "toolset-file"),
+    bash: flag(args, "bash"),
+  }
 }
 
 /** `dupin ask` flags. Words after the options form the question, so quotes are optional. */
@@ -35,16 +51,10 @@ export function askOptions(args: ParsedArgs): AskOptions {
     }
   }
   return {
+    ...engineFlags(args),
     question: question === "" ? undefined : question,
-    configPath: stringOption(args, "config"),
-    model: stringOption(args, "model"),
     files,
-    json: flag(args, "json"),
     yes: flag(args, "yes"),
     noInteractive: flag(args, "no-interactive"),
-    noColor: flag(args, "no-color"),
-    maxSteps: intOption(args, "max-steps", 1, 10_000),
-    toolsetFiles: listOption(args, "toolset-file"),
-    bash: flag(args, "bash"),
   }
 }

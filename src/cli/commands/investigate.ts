@@ -7,14 +7,7 @@
 
 import { parseAlertFile } from "../../alerts/alertmanager.ts"
 import { investigate } from "../../alerts/investigate.ts"
-import {
-  flag,
-  intOption,
-  listOption,
-  type ParsedArgs,
-  stringOption,
-  UsageError,
-} from "../../commands/args.ts"
+import { flag, type ParsedArgs, UsageError } from "../../commands/args.ts"
 import { EXIT } from "../../commands/exit.ts"
 import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
 import { writeStderr, writeStderrRaw, writeStdout, writeStdoutRaw } from "../../commands/output.ts"
@@ -24,6 +17,7 @@ import { createRuntime } from "../../runtime/runtime.ts"
 import { type Investigation, investigationWire } from "../../store/investigation.ts"
 import { AnswerView } from "../ask/answer-view.ts"
 import { Interrupts } from "../ask/interrupts.ts"
+import { engineFlags } from "../ask/options.ts"
 import { Progress } from "../ask/progress.ts"
 import { style } from "../render/style.ts"
 import { terminalFacts } from "../render/terminal.ts"
@@ -55,17 +49,20 @@ export async function investigateCommand(args: ParsedArgs): Promise<number> {
   }
   if (alerts.length === 0) throw new UsageError("the input holds no firing alert")
 
+  // The same flags as `dupin ask`, read once the input is known to be alerts; --model picks the
+  // engine here, over alerts.model, and is no config override.
+  const flags = engineFlags(args)
   const config = loadCliConfig({
-    configPath: stringOption(args, "config"),
-    maxSteps: intOption(args, "max-steps", 1, 10_000),
-    toolsetFiles: listOption(args, "toolset-file"),
-    enableBash: flag(args, "bash"),
+    configPath: flags.configPath,
+    maxSteps: flags.maxSteps,
+    toolsetFiles: flags.toolsetFiles,
+    enableBash: flags.bash,
   })
   const runtime = createRuntime(config)
-  const llm = runtime.engine(stringOption(args, "model") ?? config.alerts.model)
+  const llm = runtime.engine(flags.model ?? config.alerts.model)
   const seen = terminalFacts({
     env: processEnv(),
-    noColor: flag(args, "no-color"),
+    noColor: flags.noColor,
     stdout: process.stdout,
     stderr: process.stderr,
   })
