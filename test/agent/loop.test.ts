@@ -7,7 +7,7 @@ import { AbortError, ModelError } from "../../src/errors.ts"
 import type { ChatMessage, ToolMessage } from "../../src/llm/types.ts"
 import { ask, engine } from "../support/engine.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
-import { liveInGroup } from "../support/live-processes.ts"
+import { goneWith, liveWith } from "../support/live-processes.ts"
 import {
   EchoTool,
   GuardedTool,
@@ -16,7 +16,7 @@ import {
   ThrowingTool,
   toolset,
 } from "../support/tools.ts"
-import { waitFor, waitForPid } from "../support/wait.ts"
+import { waitFor } from "../support/wait.ts"
 
 let fake: FakeProvider
 beforeEach(async () => {
@@ -210,15 +210,18 @@ describe("agent loop", () => {
     const pidFile = join(dir, "pid")
     fake.script({ toolCalls: [{ name: "sleepy", arguments: {} }] })
     const controller = new AbortController()
-    const run = engine(fake, { toolsets: [toolset("t", [new SleepTool(pidFile)])] }).call(ask("q"), {
+    const sleepy = new SleepTool(pidFile)
+    const run = engine(fake, { toolsets: [toolset("t", [sleepy])] }).call(ask("q"), {
       signal: controller.signal,
     })
-    const pgid = await waitForPid(pidFile)
-    expect(liveInGroup(pgid).length).toBeGreaterThan(0)
+    // Not the pid file: a contained tool sees a read-only root and cannot write it.
+    const both = await waitFor(() => (liveWith(`sleep ${sleepy.tag}`).length >= 3 ? true : undefined), {
+      what: "the shell and both sleeps running",
+    })
+    expect(both).toBe(true)
     controller.abort()
     await expect(run).rejects.toBeInstanceOf(AbortError)
-    await waitFor(() => liveInGroup(pgid).length === 0, { what: "the tool's group to end" })
-    expect(liveInGroup(pgid)).toEqual([])
+    expect(await goneWith(`sleep ${sleepy.tag}`)).toEqual([])
   })
 
   test("approval callback: approved calls run, denied ones become the denial text with feedback", async () => {

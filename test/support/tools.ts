@@ -70,12 +70,18 @@ export class ThrowingTool extends Tool {
 
 /** Starts a process group that writes its pgid to `pidFile` and sleeps (with a background child). */
 export class SleepTool extends Tool {
+  /**
+   * The sleeps' argument, unique per tool: `ps` on the host finds them by it whether they run
+   * contained (a pid namespace of their own, where `$$` is not the host's pid) or not.
+   */
+  readonly tag = `29.${process.pid}${Math.floor(Math.random() * 1e6)}`
+
   constructor(private readonly pidFile: string) {
     super({ name: "sleepy", description: "Sleeps" })
   }
   protected async invoke(_: Record<string, unknown>, context: ToolContext): Promise<StructuredToolResult> {
     const result = await runProcess({
-      argv: ["sh", "-c", `echo $$ > ${this.pidFile}; sleep 30 & sleep 30`],
+      argv: ["sh", "-c", `echo $$ > ${this.pidFile}; sleep ${this.tag} & sleep ${this.tag}`],
       env: context.env,
       timeoutMs: 60_000,
       signal: context.signal,
