@@ -37,6 +37,10 @@ export async function offLoop<J extends Job>(
       job: job.kind,
       error: error.message,
     })
+    // A worker that failed after the job's bytes were transferred to it took them along.
+    if (job.kind === "decode" && (job.bytes.buffer as ArrayBuffer).detached) {
+      return { output: "[output lost: the worker decoding it failed]" } as JobResult<J>
+    }
     return runJob(job) as JobResult<J>
   }
 }
@@ -68,7 +72,8 @@ function inWorker(worker: Worker, job: Job, deadlineMs: number, signal: AbortSig
     settle(false)
     reject(new WorkerUnavailable(event.message))
   }
-  worker.postMessage(job)
+  // Bytes move to the worker (a transfer, no copy); the caller never reads them again.
+  worker.postMessage(job, job.kind === "decode" ? [job.bytes.buffer as ArrayBuffer] : [])
   return promise
 }
 
