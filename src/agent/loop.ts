@@ -106,6 +106,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
       { role: "tool", tool_call_id: f.prepared.call.id, name, content },
       name,
       run.signal,
+      f.result.spill,
     )
     if (cut.truncation) acct.truncations.push(cut.truncation)
     // Counted now, a slice at a time, so the next step's tally finds it (a budget's worth of text).

@@ -2,6 +2,7 @@ import { RequestError } from "../errors.ts"
 import { costOf } from "../llm/cost.ts"
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ChatMessage, ChatModel, ToolMessage, ToolSchema, Usage } from "../llm/types.ts"
+import type { SpilledOutput } from "../tool/spilled-output.ts"
 import type { Toolset } from "../tool/toolset.ts"
 import { compactable, compactedParts, latestUserIndex, summarise } from "./compaction.ts"
 import { shrinkToolResults } from "./fit.ts"
@@ -47,8 +48,13 @@ export class ContextWindow {
   }
 
   /** The `tool` message for a result, cut to the per-result budget, and the cut if there was one. */
-  toolMessage(message: ToolMessage, toolName: string, signal?: AbortSignal): Promise<CutMessage> {
-    return capToolMessage(message, toolName, this.budget, this.counter, this.store, signal)
+  toolMessage(
+    message: ToolMessage,
+    toolName: string,
+    signal?: AbortSignal,
+    spill?: SpilledOutput,
+  ): Promise<CutMessage> {
+    return capToolMessage(message, toolName, this.budget, this.counter, this.store, signal, spill)
   }
 
   /**

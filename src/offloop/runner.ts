@@ -38,8 +38,8 @@ export async function offLoop<J extends Job>(
       error: error.message,
     })
     // A worker that failed after the job's bytes were transferred to it took them along.
-    if (job.kind === "decode" && (job.bytes.buffer as ArrayBuffer).detached) {
-      return { output: "[output lost: the worker decoding it failed]" } as JobResult<J>
+    if ((job.kind === "decode" || job.kind === "ingest") && (job.bytes.buffer as ArrayBuffer).detached) {
+      return { output: "[output lost: the worker decoding it failed]", chars: 0, lines: 0 } as JobResult<J>
     }
     return runJob(job) as JobResult<J>
   }
@@ -72,9 +72,13 @@ function inWorker(worker: Worker, job: Job, deadlineMs: number, signal: AbortSig
     settle(false)
     reject(new WorkerUnavailable(event.message))
   }
-  // Bytes move to the worker (a transfer, no copy); the caller never reads them again.
-  worker.postMessage(job, job.kind === "decode" ? [job.bytes.buffer as ArrayBuffer] : [])
+  worker.postMessage(job, transfers(job))
   return promise
+}
+
+/** Tool output moves to the worker (a transfer, no copy): its capture is done with it. */
+function transfers(job: Job): ArrayBuffer[] {
+  return job.kind === "decode" || job.kind === "ingest" ? [job.bytes.buffer as ArrayBuffer] : []
 }
 
 /**

@@ -1,6 +1,8 @@
 import { type Decoded, type DecodeRun, decode, streamText } from "../offloop/jobs.ts"
 import { JobTimeout, offLoop } from "../offloop/runner.ts"
+import { secretValues } from "../redact-values.ts"
 import type { PipelineResult, StageExit } from "./spawn.ts"
+import { PREFIX_CHARS, SpilledOutput, spillPath } from "./spilled-output.ts"
 
 /**
  * Kept bytes up to this are decoded here (well under a millisecond: the usual tool output);
@@ -26,7 +28,11 @@ export class OutputCapture {
   /** Where each run of consecutive same-stream bytes ends in the buffer. */
   readonly #runs: StreamRun[] = []
 
-  constructor(readonly cap: number) {
+  /** `spill`: a long output goes to a file (see SpilledOutput) and `output` is its redacted prefix. */
+  constructor(
+    readonly cap: number,
+    private readonly spill = false,
+  ) {
     const max = Math.max(0, cap)
     this.#buffer = new ArrayBuffer(Math.min(max, INITIAL_CAPTURE_BYTES), { maxByteLength: max })
   }
@@ -65,9 +71,12 @@ export class OutputCapture {
     // Read before the transfer: a detached buffer's views are empty.
     const seen = this.seen
     const keptBytes = this.#kept
-    const { output, part } =
-      kept.byteLength <= INLINE_BYTES ? decodeHere(kept, this.#runs) : await decodeOffLoop(kept, this.#runs)
+    const { output, part, spilled } =
+      kept.byteLength <= INLINE_BYTES
+        ? decodeHere(kept, this.#runs)
+        : await decodeOffLoop(kept, this.#runs, this.spill)
     return {
+      ...(spilled ? { spill: spilled } : {}),
       exitCode: fields.exitCode ?? null,
       signalCode: fields.signalCode ?? null,
       output,
@@ -91,7 +100,7 @@ export class OutputCapture {
 export type StreamName = "stdout" | "stderr"
 type StreamRun = DecodeRun
 
-type Parts = { output: string; part: (s: StreamName) => string }
+type Parts = { output: string; part: (s: StreamName) => string; spilled?: SpilledOutput }
 
 function decodeHere(kept: Uint8Array, runs: readonly StreamRun[]): Parts {
   const { output } = decode(kept)
@@ -99,23 +108,36 @@ function decodeHere(kept: Uint8Array, runs: readonly StreamRun[]): Parts {
 }
 
 /** Both streams' parts come back with the output when both wrote: the bytes stay in the worker. */
-async function decodeOffLoop(kept: Uint8Array, runs: readonly StreamRun[]): Promise<Parts> {
+async function decodeOffLoop(kept: Uint8Array, runs: readonly StreamRun[], spill: boolean): Promise<Parts> {
   const only = soleStream(runs)
   const size = kept.byteLength
+  const mixed = only ? {} : { runs: runs.map((r) => ({ ...r })) }
   let decoded: Decoded
+  let spilled: SpilledOutput | undefined
   try {
-    decoded = await offLoop(
-      { kind: "decode", bytes: kept, ...(only ? {} : { runs: runs.map((r) => ({ ...r })) }) },
-      DECODE_DEADLINE_MS,
-      NEVER,
-    )
+    if (spill) {
+      const file = spillPath()
+      const job = {
+        kind: "ingest",
+        bytes: kept,
+        ...mixed,
+        secrets: secretValues(),
+        prefixChars: PREFIX_CHARS,
+        file,
+      } as const
+      const ingested = await offLoop(job, DECODE_DEADLINE_MS, NEVER)
+      decoded = ingested
+      spilled = new SpilledOutput(file, ingested.chars, size, ingested.lines, ingested.output.slice(0, 200))
+    } else decoded = await offLoop({ kind: "decode", bytes: kept, ...mixed }, DECODE_DEADLINE_MS, NEVER)
   } catch (error) {
-    if (!(error instanceof JobTimeout)) throw error
-    decoded = { output: `[output withheld: decoding its ${size} bytes did not finish in time]` }
+    // Past the deadline, or the file could not be written: the model hears why, never raw bytes.
+    const why = error instanceof JobTimeout ? "did not finish in time" : `failed: ${String(error)}`
+    decoded = { output: `[output withheld: decoding its ${size} bytes ${why}]` }
   }
   const { output } = decoded
-  if (only) return { output, part: (stream) => (stream === only ? output : "") }
-  return { output, part: (stream) => decoded[stream] ?? "" }
+  if (only)
+    return { output, part: (stream) => (stream === only ? output : ""), ...(spilled ? { spilled } : {}) }
+  return { output, part: (stream) => decoded[stream] ?? "", ...(spilled ? { spilled } : {}) }
 }
 
 const NEVER = new AbortController().signal
