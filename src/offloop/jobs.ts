@@ -7,12 +7,15 @@ import { writeFileSync } from "node:fs"
 import { compileJsonSchema } from "../json-schema.ts"
 import { redact } from "../redact.ts"
 import { redactSecretValues } from "../redact-values.ts"
+import { type ParsedBody, parseJsonBody } from "./json-body.ts"
 
 export type Job =
   /** Tool output to redact (several results of one step travel together). */
   | { kind: "redact"; texts: string[] }
   /** A model's answer against a client's `response_format` schema (already accepted once). */
   | { kind: "check-answer"; schema: Record<string, unknown>; answer: string }
+  /** A large request body (transferred): parsed, long top-level arrays sent back as JSON pieces. */
+  | { kind: "parse-body"; chunks: Uint8Array[] }
   /** A long line from an MCP server: kept only if it is a JSON-RPC response. */
   | { kind: "parse-response"; bytes: Uint8Array }
   /**
@@ -51,9 +54,11 @@ export type JobResult<J extends Job> = J extends { kind: "redact" }
       ? Decoded
       : J extends { kind: "ingest" }
         ? Ingested
-        : string | undefined
+        : J extends { kind: "parse-body" }
+          ? ParsedBody
+          : string | undefined
 
-export type Value = string[] | string | RpcResponse | Decoded | Ingested | undefined
+export type Value = string[] | string | RpcResponse | Decoded | Ingested | ParsedBody | undefined
 export type Reply = { ok: true; value: Value } | { ok: false; message: string }
 
 export function runJob(job: Job): Value {
@@ -68,6 +73,8 @@ export function runJob(job: Job): Value {
       return decode(job.bytes, job.runs)
     case "ingest":
       return ingest(job)
+    case "parse-body":
+      return parseJsonBody(joinBytes(job.chunks), true)
   }
 }
 
@@ -96,6 +103,18 @@ function prefix(text: string, chars: number): string {
   if (text.length <= chars) return text
   const end = /[\uD800-\uDBFF]/.test(text[chars - 1] ?? "") ? chars - 1 : chars
   return text.slice(0, end)
+}
+
+function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  let total = 0
+  for (const chunk of chunks) total += chunk.byteLength
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
 }
 
 /** Invalid bytes become U+FFFD; a leading BOM is kept (it is output, as Buffer#toString kept it). */
