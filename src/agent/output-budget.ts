@@ -47,12 +47,16 @@ export class OutputBudget {
   keep(result: StructuredToolResult, readCap = Number.POSITIVE_INFINITY): StructuredToolResult {
     if (result.data === null || result.data === undefined) return result
     const text = result.dataText()
-    const size = Buffer.byteLength(text, "utf8")
+    // A long output's text is its start; the whole is in a file and counts whole.
+    const size = result.spill?.bytes ?? Buffer.byteLength(text, "utf8")
     const room = this.remaining
     if (size <= room && size < readCap) {
       this.#used += size
       return result
     }
+    // Cut by the budget: what the model reads is what is left, nothing to page.
+    result.spill?.remove()
+    result.spill = undefined
     const kept = headBytes(text, Math.min(room, size))
     this.#used = Math.min(this.maxBytes, this.#used + Buffer.byteLength(kept, "utf8"))
     result.data = `${kept}\n[dupin: this request's tool output budget (limits.request_tool_output_max_bytes = ${this.maxBytes} bytes) is used up: this output was cut at ${Buffer.byteLength(kept, "utf8")} bytes. Make fewer calls or narrow them (filters, line limits) instead of repeating them.]\n${TRUNCATION_MARKER}`

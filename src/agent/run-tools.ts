@@ -182,7 +182,13 @@ export class RunTools {
       { call, result, note, fenceId: newFenceId(), budget: this.#resultBudget, counter: this.#counter },
       signal,
     )
-    if (built.full !== undefined) this.store.put(call.id, call.function.name, built.full)
+    if (built.spilled)
+      this.store.putSpilled(call.id, call.function.name, built.spilled.head, built.spilled.output)
+    else {
+      // A long output on disk that the message holds whole after all: nothing to page from it.
+      result.spill?.remove()
+      if (built.full !== undefined) this.store.put(call.id, call.function.name, built.full)
+    }
     return built.truncation
       ? { message: built.message, truncation: built.truncation }
       : { message: built.message }

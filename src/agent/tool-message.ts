@@ -28,7 +28,7 @@ export function buildToolMessage(parts: ToolMessageParts, signal?: AbortSignal):
   const output = toolMessageContent(parts.result, parts.fenceId)
   const content = parts.note ? `${parts.note}\n\n${output}` : output
   const message = { role: "tool" as const, tool_call_id: parts.call.id, name, content }
-  return cutToolMessage(message, name, parts.budget, parts.counter, signal)
+  return cutToolMessage(message, name, parts.budget, parts.counter, signal, parts.result.spill)
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { spillParent } from "../tool/containment/index.ts"
+import type { SpilledOutput } from "../tool/spilled-output.ts"
 
 /**
  * Characters of full tool output kept in memory per request. The spawn cap already bounds one
@@ -9,7 +10,9 @@ import { spillParent } from "../tool/containment/index.ts"
  */
 export const OUTPUT_STORE_MEMORY_CHARS = 8_000_000
 
-type Entry = { toolName: string; length: number; text?: string; file?: string }
+type Entry = { toolName: string; length: number; text?: string; file?: string; spill?: Spilled }
+/** A long output already on disk (tool/spilled-output.ts), after the message text `head`. */
+type Spilled = { head: string; output: SpilledOutput }
 
 /**
  * The full text of every tool result that was truncated in this request, so the model can page
@@ -24,6 +27,7 @@ export class OutputStore {
   private dir: string | undefined
   private files = 0
   private disposed = false
+  private readonly adopted: SpilledOutput[] = []
 
   constructor(private readonly memoryChars = OUTPUT_STORE_MEMORY_CHARS) {}
 
@@ -59,11 +63,25 @@ export class OutputStore {
     this.entries.set(toolCallId, { toolName, length: text.length, file })
   }
 
+  /**
+   * A long output a worker already wrote to a file: the store takes it over (removes it with the
+   * request) and serves `head` followed by the file's text.
+   */
+  putSpilled(toolCallId: string, toolName: string, head: string, output: SpilledOutput): void {
+    if (this.disposed) {
+      output.remove()
+      return
+    }
+    this.entries.set(toolCallId, { toolName, length: head.length + output.chars, spill: { head, output } })
+    this.adopted.push(output)
+  }
+
   /** The full text, or undefined when this request did not truncate that call. */
   async get(toolCallId: string): Promise<string | undefined> {
     const entry = this.entries.get(toolCallId)
     if (!entry) return undefined
     if (entry.text !== undefined) return entry.text
+    if (entry.spill) return `${entry.spill.head}${await entry.spill.output.text()}`
     return entry.file ? readFile(entry.file, "utf8") : undefined
   }
 
@@ -79,6 +97,7 @@ export class OutputStore {
   async dispose(): Promise<void> {
     this.disposed = true
     this.entries.clear()
+    for (const output of this.adopted.splice(0)) output.remove()
     this.inMemory = 0
     const dir = this.dir
     this.dir = undefined

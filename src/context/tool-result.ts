@@ -1,10 +1,11 @@
 import type { TokenCounter } from "../llm/tokens.ts"
 import type { ToolMessage } from "../llm/types.ts"
 import { Slicer } from "../offloop/yield.ts"
+import type { SpilledOutput } from "../tool/spilled-output.ts"
 import { countLines, countLinesSliced } from "./output-pager.ts"
 import { READ_TOOL_OUTPUT } from "./read-tool-output.ts"
 import type { Truncation } from "./report.ts"
-import { mayCut, TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
+import { MAX_CHARS_PER_TOKEN, mayCut, TRUNCATION_MARKER, truncateToBudget } from "./truncate.ts"
 
 const NOTE_PREFIX = "[Output cut in line "
 
@@ -24,13 +25,22 @@ export function pagingNote(toolCallId: string, total?: number): (kept: string) =
   }
 }
 
-/** A tool message as cut to its budget: the cut, and the whole content it left out, when there was one. */
-export type CutMessage = { message: ToolMessage; truncation?: Truncation; full?: string }
+/**
+ * A tool message as cut to its budget: the cut, and the whole content it left out, when there was
+ * one: as text (`full`), or for a long output already on disk as the message's head and the file.
+ */
+export type CutMessage = {
+  message: ToolMessage
+  truncation?: Truncation
+  full?: string
+  spilled?: { head: string; output: SpilledOutput }
+}
 
 /**
  * The `tool` message for a result, cut to `budget` tokens when it is larger, with a note telling
  * the model how to page through the rest. No side effects: the whole content of a cut message comes
- * back as `full`, for the caller to keep where `read_tool_output` finds it (an `OutputStore`).
+ * back as `full` (or `spilled`), for the caller to keep where `read_tool_output` finds it (an
+ * `OutputStore`).
  */
 export async function cutToolMessage(
   message: ToolMessage,
@@ -38,7 +48,12 @@ export async function cutToolMessage(
   budget: number,
   counter: TokenCounter,
   signal?: AbortSignal,
+  spill?: SpilledOutput,
 ): Promise<CutMessage> {
+  if (spill) {
+    const spilled = await capSpilled(message, toolName, budget, counter, spill, new Slicer(signal))
+    if (spilled) return spilled
+  }
   const full = message.content
   const slicer = new Slicer(signal)
   // Counted only when a cut can happen: a pass over up to the spawn cap (10 MB).
@@ -61,6 +76,49 @@ export async function cutToolMessage(
       original_token_count: outcome.cut.originalTokenCount,
     },
     full,
+  }
+}
+
+/**
+ * A message whose output is the start of a long output on disk (tool/spilled-output.ts): always
+ * cut (the rest is not in the message); the caller's store pages the message's head followed by the
+ * whole output, so line numbers agree with the note. Undefined when the output's start is not
+ * found in the message as written (then only what the message holds can be paged).
+ */
+async function capSpilled(
+  message: ToolMessage,
+  toolName: string,
+  budget: number,
+  counter: TokenCounter,
+  spill: SpilledOutput,
+  slicer: Slicer,
+): Promise<CutMessage | undefined> {
+  const content = message.content
+  const at = spill.start ? content.indexOf(spill.start) : -1
+  if (at === -1) return undefined
+  const head = content.slice(0, at)
+  const total = countLines(head) + spill.lines
+  // Cut even when the start alone fits a large budget: at most a character-per-token bound of it.
+  const room = Math.max(1, Math.min(budget, Math.floor(content.length / MAX_CHARS_PER_TOKEN)))
+  const outcome = await truncateToBudget(
+    content,
+    room,
+    counter,
+    pagingNote(message.tool_call_id, total),
+    slicer,
+  )
+  if (!outcome.cut) return undefined
+  const whole = head.length + spill.chars
+  return {
+    message: { ...message, content: outcome.content },
+    truncation: {
+      tool_call_id: message.tool_call_id,
+      start_index: 0,
+      end_index: outcome.cut.endIndex,
+      tool_name: toolName,
+      original_token_count: Math.ceil((outcome.cut.originalTokenCount * whole) / Math.max(1, content.length)),
+    },
+    spilled: { head, output: spill },
   }
 }
 

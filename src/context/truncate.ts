@@ -9,7 +9,7 @@ export const TRUNCATION_MARKER = "[TRUNCATED]"
  */
 const MAX_TOKENS_PER_CHAR = 3
 /** More characters per token than this is implausible; text longer than budget × 8 is over budget. */
-const MAX_CHARS_PER_TOKEN = 8
+export const MAX_CHARS_PER_TOKEN = 8
 
 /** Whether `truncateToBudget` could cut `content` (shorter text fits without any tokenizer work). */
 export function mayCut(content: string, budget: number): boolean {

@@ -3,16 +3,45 @@
  * runs in the worker and, where a worker cannot start, on the main thread. Each job's size or
  * shape is chosen by someone outside dupin: a tool's output, a client's schema, a model's answer.
  */
+import { writeFileSync } from "node:fs"
 import { compileJsonSchema } from "../json-schema.ts"
 import { redact } from "../redact.ts"
+import { redactSecretValues } from "../redact-values.ts"
+import { type ParsedBody, parseJsonBody } from "./json-body.ts"
 
 export type Job =
   /** Tool output to redact (several results of one step travel together). */
   | { kind: "redact"; texts: string[] }
   /** A model's answer against a client's `response_format` schema (already accepted once). */
   | { kind: "check-answer"; schema: Record<string, unknown>; answer: string }
+  /** A large request body (transferred): parsed, long top-level arrays sent back as JSON pieces. */
+  | { kind: "parse-body"; chunks: Uint8Array[] }
   /** A long line from an MCP server: kept only if it is a JSON-RPC response. */
   | { kind: "parse-response"; bytes: Uint8Array }
+  /**
+   * A tool's kept output bytes (transferred, not copied) as text; with `runs` (both streams
+   * wrote), each stream's part too. A string comes back at the cost of a copy of its buffer;
+   * decoding 10 MB here allocates and touches fresh memory, ~40 ms on a VM.
+   */
+  | { kind: "decode"; bytes: Uint8Array; runs?: readonly DecodeRun[] }
+  /**
+   * A tool's long kept output (transferred): decoded, redacted whole (a Secret's `data:` comes
+   * before its `kind:`, so a prefix alone cannot be redacted), written to `file`; only the first
+   * `prefixChars` come back. `secrets` are the configured values (the worker has no list).
+   */
+  | {
+      kind: "ingest"
+      bytes: Uint8Array
+      runs?: readonly DecodeRun[]
+      secrets: readonly string[]
+      prefixChars: number
+      file: string
+    }
+
+export type DecodeRun = { stream: "stdout" | "stderr"; end: number }
+export type Decoded = { output: string; stdout?: string; stderr?: string }
+/** An ingested output: its redacted prefix (and each stream's raw prefix when both wrote). */
+export type Ingested = Decoded & { chars: number; lines: number }
 
 /** A JSON-RPC response as parsed, its shape checked (the SDK validates the result itself). */
 export type RpcResponse = { jsonrpc: "2.0"; id: string | number } & ({ result: unknown } | { error: unknown })
@@ -21,9 +50,15 @@ export type JobResult<J extends Job> = J extends { kind: "redact" }
   ? string[]
   : J extends { kind: "parse-response" }
     ? RpcResponse | undefined
-    : string | undefined
+    : J extends { kind: "decode" }
+      ? Decoded
+      : J extends { kind: "ingest" }
+        ? Ingested
+        : J extends { kind: "parse-body" }
+          ? ParsedBody
+          : string | undefined
 
-export type Value = string[] | string | RpcResponse | undefined
+export type Value = string[] | string | RpcResponse | Decoded | Ingested | ParsedBody | undefined
 export type Reply = { ok: true; value: Value } | { ok: false; message: string }
 
 export function runJob(job: Job): Value {
@@ -34,7 +69,80 @@ export function runJob(job: Job): Value {
       return checkAnswer(job.schema, job.answer)
     case "parse-response":
       return parseResponse(job.bytes)
+    case "decode":
+      return decode(job.bytes, job.runs)
+    case "ingest":
+      return ingest(job)
+    case "parse-body":
+      return parseJsonBody(joinBytes(job.chunks), true)
   }
+}
+
+function ingest(job: Extract<Job, { kind: "ingest" }>): Ingested {
+  const text = redact(redactSecretValues(UTF8.decode(job.bytes), job.secrets))
+  writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
+  const parts = job.runs
+    ? {
+        stdout: prefix(streamText(job.bytes, job.runs, "stdout"), job.prefixChars),
+        stderr: prefix(streamText(job.bytes, job.runs, "stderr"), job.prefixChars),
+      }
+    : {}
+  return { output: prefix(text, job.prefixChars), ...parts, chars: text.length, lines: countLines(text) }
+}
+
+/** Lines as read_tool_output counts them (a trailing newline does not start another line). */
+function countLines(text: string): number {
+  if (text.length === 0) return 0
+  let lines = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
+  return text.endsWith("\n") ? lines - 1 : lines
+}
+
+/** The first `chars` characters, not splitting a surrogate pair. */
+function prefix(text: string, chars: number): string {
+  if (text.length <= chars) return text
+  const end = /[\uD800-\uDBFF]/.test(text[chars - 1] ?? "") ? chars - 1 : chars
+  return text.slice(0, end)
+}
+
+function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  let total = 0
+  for (const chunk of chunks) total += chunk.byteLength
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
+}
+
+/** Invalid bytes become U+FFFD; a leading BOM is kept (it is output, as Buffer#toString kept it). */
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true })
+
+/** The bytes as text, and with `runs` each stream's part (its runs joined in order). */
+export function decode(bytes: Uint8Array, runs?: readonly DecodeRun[]): Decoded {
+  const output = UTF8.decode(bytes)
+  if (!runs) return { output }
+  return { output, stdout: streamText(bytes, runs, "stdout"), stderr: streamText(bytes, runs, "stderr") }
+}
+
+export function streamText(
+  bytes: Uint8Array,
+  runs: readonly DecodeRun[],
+  stream: DecodeRun["stream"],
+): string {
+  const part = new Uint8Array(bytes.byteLength)
+  let length = 0
+  let start = 0
+  for (const run of runs) {
+    if (run.stream === stream) {
+      part.set(bytes.subarray(start, run.end), length)
+      length += run.end - start
+    }
+    start = run.end
+  }
+  return UTF8.decode(part.subarray(0, length))
 }
 
 /** The line as a JSON-RPC response, or undefined (not JSON, or a notification or request). */

@@ -3,15 +3,19 @@
  * compiled binary contains it; runner.ts starts it by that path.
  */
 import { type Job, type Reply, runJob } from "./jobs.ts"
+import { bodyTransfers, type ParsedBody } from "./json-body.ts"
 
 declare const self: Worker
 
 self.onmessage = (event: MessageEvent<Job>) => {
   let reply: Reply
+  let transfer: ArrayBuffer[] = []
   try {
-    reply = { ok: true, value: runJob(event.data) }
+    const value = runJob(event.data)
+    if (event.data.kind === "parse-body") transfer = bodyTransfers(value as ParsedBody)
+    reply = { ok: true, value }
   } catch (error) {
     reply = { ok: false, message: error instanceof Error ? error.message : String(error) }
   }
-  self.postMessage(reply)
+  self.postMessage(reply, transfer)
 }

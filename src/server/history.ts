@@ -2,6 +2,7 @@ import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
 import { isRecord } from "../is-record.ts"
 import type { AssistantMessage, ChatMessage, ContentPart, ToolCall } from "../llm/types.ts"
+import { Slicer } from "../offloop/yield.ts"
 
 export type ValidHistory = {
   /** Rebuilt from known fields only, so nothing a client adds travels on to a provider. */
@@ -20,7 +21,28 @@ export type ValidHistory = {
  */
 export function validateHistory(raw: readonly unknown[]): ValidHistory {
   if (raw.length === 0) throw invalid("conversation_history is empty; it must start with a system message.")
-  const messages = raw.map((m, i) => toMessage(m, i))
+  return checked(raw.map((m, i) => toMessage(m, i)))
+}
+
+/**
+ * `validateHistory` a slice at a time: a client's history can be 50,000 messages (20 MB, the body
+ * cap), a third of a second of rebuilding on the event loop in one piece (finding R2).
+ */
+export async function validateHistorySliced(
+  raw: readonly unknown[],
+  signal?: AbortSignal,
+): Promise<ValidHistory> {
+  if (raw.length === 0) throw invalid("conversation_history is empty; it must start with a system message.")
+  const slicer = new Slicer(signal)
+  const messages: ChatMessage[] = []
+  for (let i = 0; i < raw.length; i++) {
+    messages.push(toMessage(raw[i], i))
+    if (i % 256 === 255) await slicer.tick()
+  }
+  return checked(messages)
+}
+
+function checked(messages: ChatMessage[]): ValidHistory {
   if (messages[0]?.role !== "system") {
     throw invalid("conversation_history must start with a message whose role is system.")
   }

@@ -18,7 +18,7 @@ import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
 import { frontendToolSchemas, joinDecisions } from "./frontend-tools.ts"
-import { validateHistory } from "./history.ts"
+import { validateHistorySliced } from "./history.ts"
 import { toImageParts } from "./images.ts"
 import { requestedModelProblem, withoutConfigPath } from "./model-availability.ts"
 import { structuredOutput } from "./response-format.ts"
@@ -76,7 +76,7 @@ export async function prepareChat(
   let checked: readonly ToolDecision[] | undefined
   let followUp: ChatMessage | undefined
   if (body.conversation_history) {
-    const history = validateHistory(body.conversation_history)
+    const history = await validateHistorySliced(body.conversation_history)
     firstTurn = !history.hasAssistant
     messages = history.messages
     if (decisions) {

@@ -1,9 +1,24 @@
+import { type Decoded, type DecodeRun, decode, streamText } from "../offloop/jobs.ts"
+import { JobTimeout, offLoop } from "../offloop/runner.ts"
+import { secretValues } from "../redact-values.ts"
 import type { PipelineResult, StageExit } from "./spawn.ts"
+import { PREFIX_CHARS, SpilledOutput, spillPath } from "./spilled-output.ts"
+
+/**
+ * Kept bytes up to this are decoded here (well under a millisecond: the usual tool output);
+ * longer ones in the off-loop worker. A decoded 10 MB string is 10 MB of fresh memory, ~40 ms of
+ * page faults on a VM, eight at a time in a step of parallel calls (finding R11); the worker's
+ * string comes back as one copy, a few milliseconds.
+ */
+const INLINE_BYTES = 128 * 1024
+/** Far above the ~50 ms 10 MB takes; past it the output is withheld. */
+const DECODE_DEADLINE_MS = 60_000
 
 /**
  * Keeps the first `cap` bytes of a run's output in arrival order and counts the rest. The kept
  * bytes live in one buffer that grows in place (a resizable ArrayBuffer: no copy per growth, and
- * only the pages written are resident) and are decoded once, into `output`.
+ * only the pages written are resident) and are decoded once, into `output` (off the event loop
+ * when long: the buffer is transferred to the worker, so `result` is the capture's last use).
  */
 export class OutputCapture {
   readonly #buffer: ArrayBuffer
@@ -13,7 +28,11 @@ export class OutputCapture {
   /** Where each run of consecutive same-stream bytes ends in the buffer. */
   readonly #runs: StreamRun[] = []
 
-  constructor(readonly cap: number) {
+  /** `spill`: a long output goes to a file (see SpilledOutput) and `output` is its redacted prefix. */
+  constructor(
+    readonly cap: number,
+    private readonly spill = false,
+  ) {
     const max = Math.max(0, cap)
     this.#buffer = new ArrayBuffer(Math.min(max, INITIAL_CAPTURE_BYTES), { maxByteLength: max })
   }
@@ -25,7 +44,8 @@ export class OutputCapture {
   add(stream: StreamName, chunk: Uint8Array): void {
     this.seen += chunk.byteLength
     const room = this.cap - this.#kept
-    if (room <= 0) return
+    // Past the cap, or after `result` handed the buffer to the worker: counted only.
+    if (room <= 0 || this.#buffer.detached) return
     const bytes = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
     const end = this.#kept + bytes.byteLength
     if (end > this.#buffer.byteLength) {
@@ -38,7 +58,7 @@ export class OutputCapture {
     else this.#runs.push({ stream, end })
   }
 
-  result(fields: {
+  async result(fields: {
     stages: StageExit[]
     started: number
     timedOut?: boolean
@@ -46,11 +66,17 @@ export class OutputCapture {
     exitCode?: number | null
     signalCode?: string | null
     error?: string
-  }): PipelineResult {
+  }): Promise<PipelineResult> {
     const kept = new Uint8Array(this.#buffer, 0, this.#kept)
-    const output = UTF8.decode(kept)
-    const part = streamParts(output, kept, this.#runs)
+    // Read before the transfer: a detached buffer's views are empty.
+    const seen = this.seen
+    const keptBytes = this.#kept
+    const { output, part, spilled } =
+      kept.byteLength <= INLINE_BYTES
+        ? decodeHere(kept, this.#runs)
+        : await decodeOffLoop(kept, this.#runs, this.spill)
     return {
+      ...(spilled ? { spill: spilled } : {}),
       exitCode: fields.exitCode ?? null,
       signalCode: fields.signalCode ?? null,
       output,
@@ -60,8 +86,8 @@ export class OutputCapture {
       get stderr() {
         return part("stderr")
       },
-      outputBytes: this.seen,
-      truncatedBytes: this.seen - this.#kept,
+      outputBytes: seen,
+      truncatedBytes: seen - keptBytes,
       timedOut: fields.timedOut ?? false,
       aborted: fields.aborted ?? false,
       durationMs: Math.round(performance.now() - fields.started),
@@ -72,10 +98,54 @@ export class OutputCapture {
 }
 
 export type StreamName = "stdout" | "stderr"
-type StreamRun = { stream: StreamName; end: number }
+type StreamRun = DecodeRun
 
-/** Invalid bytes become U+FFFD; a leading BOM is kept (it is output, as Buffer#toString kept it). */
-const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true })
+type Parts = { output: string; part: (s: StreamName) => string; spilled?: SpilledOutput }
+
+function decodeHere(kept: Uint8Array, runs: readonly StreamRun[]): Parts {
+  const { output } = decode(kept)
+  return { output, part: streamParts(output, kept, runs) }
+}
+
+/** Both streams' parts come back with the output when both wrote: the bytes stay in the worker. */
+async function decodeOffLoop(kept: Uint8Array, runs: readonly StreamRun[], spill: boolean): Promise<Parts> {
+  const only = soleStream(runs)
+  const size = kept.byteLength
+  const mixed = only ? {} : { runs: runs.map((r) => ({ ...r })) }
+  let decoded: Decoded
+  let spilled: SpilledOutput | undefined
+  try {
+    if (spill) {
+      const file = spillPath()
+      const job = {
+        kind: "ingest",
+        bytes: kept,
+        ...mixed,
+        secrets: secretValues(),
+        prefixChars: PREFIX_CHARS,
+        file,
+      } as const
+      const ingested = await offLoop(job, DECODE_DEADLINE_MS, NEVER)
+      decoded = ingested
+      spilled = new SpilledOutput(file, ingested.chars, size, ingested.lines, ingested.output.slice(0, 200))
+    } else decoded = await offLoop({ kind: "decode", bytes: kept, ...mixed }, DECODE_DEADLINE_MS, NEVER)
+  } catch (error) {
+    // Past the deadline, or the file could not be written: the model hears why, never raw bytes.
+    const why = error instanceof JobTimeout ? "did not finish in time" : `failed: ${String(error)}`
+    decoded = { output: `[output withheld: decoding its ${size} bytes ${why}]` }
+  }
+  const { output } = decoded
+  if (only)
+    return { output, part: (stream) => (stream === only ? output : ""), ...(spilled ? { spilled } : {}) }
+  return { output, part: (stream) => decoded[stream] ?? "", ...(spilled ? { spilled } : {}) }
+}
+
+const NEVER = new AbortController().signal
+
+/** The stream that wrote everything, if one did (no output counts as stdout). */
+function soleStream(runs: readonly StreamRun[]): StreamName | undefined {
+  return runs.length === 0 ? "stdout" : runs.length === 1 ? runs[0]?.stream : undefined
+}
 
 /** Bytes of the first allocation; most outputs never need more. */
 const INITIAL_CAPTURE_BYTES = 64 * 1024
@@ -90,7 +160,7 @@ function streamParts(
   kept: Uint8Array,
   runs: readonly StreamRun[],
 ): (s: StreamName) => string {
-  const only = runs.length === 0 ? "stdout" : runs.length === 1 ? runs[0]?.stream : undefined
+  const only = soleStream(runs)
   return only ? (stream) => (stream === only ? output : "") : decodeOnDemand(kept, runs)
 }
 
@@ -98,20 +168,7 @@ function streamParts(
 function decodeOnDemand(kept: Uint8Array, runs: readonly StreamRun[]): (s: StreamName) => string {
   const parts: Partial<Record<StreamName, string>> = {}
   return (stream) => {
-    const known = parts[stream]
-    if (known !== undefined) return known
-    const bytes = new Uint8Array(kept.byteLength)
-    let length = 0
-    let start = 0
-    for (const run of runs) {
-      if (run.stream === stream) {
-        bytes.set(kept.subarray(start, run.end), length)
-        length += run.end - start
-      }
-      start = run.end
-    }
-    const text = UTF8.decode(bytes.subarray(0, length))
-    parts[stream] = text
-    return text
+    parts[stream] ??= streamText(kept, runs, stream)
+    return parts[stream]
   }
 }

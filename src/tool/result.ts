@@ -1,3 +1,5 @@
+import type { SpilledOutput } from "./spilled-output.ts"
+
 export enum ToolResultStatus {
   SUCCESS = "success",
   ERROR = "error",
@@ -14,6 +16,8 @@ export type StructuredToolResultInit = {
   returnCode?: number | null
   /** The command line or URL the tool ran, for logs and approval prompts. */
   invocation?: string
+  /** `data` is the start of a long output whose whole (redacted) text is in this file. */
+  spill?: SpilledOutput
 }
 
 /** What a tool returns. Tool failures are results the model sees; only infrastructure throws. */
@@ -24,6 +28,8 @@ export class StructuredToolResult {
   params: Record<string, unknown>
   returnCode: number | null
   invocation: string | undefined
+  /** Where the whole of a long output is: `data` is its start (see SpilledOutput). */
+  spill: SpilledOutput | undefined
 
   constructor(init: StructuredToolResultInit) {
     this.status = init.status
@@ -32,6 +38,7 @@ export class StructuredToolResult {
     this.params = init.params ?? {}
     this.returnCode = init.returnCode ?? null
     this.invocation = init.invocation
+    this.spill = init.spill
   }
 
   static error(error: string, params: Record<string, unknown> = {}): StructuredToolResult {

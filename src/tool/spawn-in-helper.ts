@@ -42,7 +42,7 @@ export async function executeInHelper(
   pipefail: (exits: StageExit[]) => StageExit,
 ): Promise<PipelineResult> {
   const { started, capture, exits } = run
-  const fail = (exitCode: number, message: string, stage = 0): PipelineResult => {
+  const fail = (exitCode: number, message: string, stage = 0): Promise<PipelineResult> => {
     capture.add("stderr", new TextEncoder().encode(`${message}\n`))
     exits[stage] = { argv: stages[stage] ?? [], exitCode, signalCode: null }
     return capture.result({ stages: exits, started, error: message, exitCode })

@@ -16,6 +16,7 @@ import { exitOf } from "./containment/signals.ts"
 import type { SandboxView } from "./containment/views.ts"
 import { OutputCapture, type StreamName } from "./output-capture.ts"
 import { executeInHelper } from "./spawn-in-helper.ts"
+import type { SpilledOutput } from "./spilled-output.ts"
 
 export type ProcessResult = {
   /** null when the process was killed by a signal (see `signalCode`) or never started. */
@@ -36,6 +37,11 @@ export type ProcessResult = {
   durationMs: number
   /** Why the process could not start ("kubectl: command not found"); also in `output`. */
   error?: string
+  /**
+   * With `spill` and kept output over 128 KB: the whole output, redacted, in a file; `output`
+   * (and `stdout`/`stderr`) are then only its first characters, and `output` is redacted.
+   */
+  spill?: SpilledOutput
 }
 
 export type StageExit = { argv: string[]; exitCode: number | null; signalCode: string | null }
@@ -59,6 +65,11 @@ type CommonOptions = {
   view?: SandboxView
   /** The request's share of process slots and memory; without one, only the global pool bounds it. */
   quota?: RequestQuota
+  /**
+   * Keep a long output in a file rather than as one string (see SpilledOutput): for output bound
+   * for the model, which reads a prefix and pages the rest. Not for output a program reads whole.
+   */
+  spill?: boolean
 }
 
 export type RunProcessOptions = CommonOptions & {
@@ -101,7 +112,7 @@ async function execute(
   stdin: string | Uint8Array | undefined,
 ): Promise<PipelineResult> {
   const started = performance.now()
-  const capture = new OutputCapture(options.maxOutputBytes)
+  const capture = new OutputCapture(options.maxOutputBytes, options.spill)
   const exits: StageExit[] = stages.map((argv) => ({ argv, exitCode: null, signalCode: null }))
   const refuse = (message: string) => {
     capture.add("stderr", new TextEncoder().encode(`${message}\n`))

@@ -140,13 +140,20 @@ export class YamlTool extends Tool {
       signal: context.signal,
       maxOutputBytes: context.limits.outputMaxBytes,
       ...spawnScope(context),
+      // A filter reads the output whole.
+      spill: !this.outputFilter,
     })
     const result = await this.#filtered(run, env, seconds * 1000 - (Date.now() - started), context)
     const cut =
       result.truncatedBytes > 0 ? `\n[output cut: ${result.truncatedBytes} more bytes were not kept]` : ""
     const output = result.output + cut
     const invocation = rendered.display.trim()
-    const common = { params, returnCode: result.exitCode, invocation }
+    const common = {
+      params,
+      returnCode: result.exitCode,
+      invocation,
+      ...(result.spill ? { spill: result.spill } : {}),
+    }
     if (result.timedOut) {
       return new StructuredToolResult({
         ...common,

@@ -217,10 +217,10 @@ test(
 )
 
 // Known gap (test.failing: it turns red once the bound holds, and must then become `test`):
-// redaction runs in the worker now, but each 10 MB result is still decoded, measured
-// (Buffer.byteLength) and copied to the worker on the event loop, and parallel results finish in
-// one tick. The fix is for the output bytes to go from the pipe to the worker and only the cut
-// message to come back.
+// the output bytes now go from the pipe to the worker, which decodes, redacts and spills them;
+// the event loop holds a 256 KB prefix. What is left is the bytes themselves: 80 MB crossing the
+// helper socket into the capture buffers in a few seconds is fresh memory the event loop faults
+// in (slow on a VM) and garbage for its collector (pauses of 100-500 ms in BUN_JSC_logGC=1).
 test.failing(
   "R11: 8 parallel 10 MB outputs of Secret manifests",
   async () => {
@@ -235,10 +235,10 @@ test.failing(
     expect(m.status).toBe(200)
     const outputs = resultsOf("secrets_yaml")
     expect(outputs.length).toBeGreaterThanOrEqual(8)
-    // Still redacted: the values are gone, the keys stay.
-    const sample = outputs.at(-1) ?? ""
-    expect(sample).toContain("a: [REDACTED]")
-    expect(sample).not.toMatch(/a: v\d/)
+    // Still redacted: the values are gone, the keys stay (in every output; the request's output
+    // budget cuts the ones that finish after 50 MB to nothing, so not every one shows keys).
+    expect(outputs.some((output) => output.includes("a: [REDACTED]"))).toBe(true)
+    for (const output of outputs) expect(output).not.toMatch(/a: v\d/)
     expect(m.worstMs).toBeLessThan(HEALTHZ_BUDGET_MS)
   },
   { timeout: 120_000 },
@@ -264,10 +264,10 @@ function bigHistory(): Array<Record<string, string>> {
   return history
 }
 
-// Known gap (test.failing, see R11): token counting is sliced and estimated now (23 s → about a
-// second here), but the 18 MB body is still parsed, schema-checked and validated in one piece on
-// the event loop.
-test.failing(
+// Token counting is sliced and estimated (23 s → about a second here); the body is joined, parsed
+// and split in the worker, the history rebuilt a slice at a time, and the answer (which echoes the
+// history) serialised in pieces.
+test(
   "R2: an 18 MB conversation_history",
   async () => {
     plan = () => ({ content: "Done." })

@@ -5,6 +5,7 @@ import type { Runtime } from "../../runtime/runtime.ts"
 import type { ApprovalSigner } from "../approvals.ts"
 import type { ChatRequestBody } from "../chat-request.ts"
 import { jsonResponse } from "../errors.ts"
+import { piecewiseJsonResponse } from "../json-pieces.ts"
 import { prepareChat } from "../prepare-chat.ts"
 import { type ActiveRuns, ClientGone, ServerShuttingDown } from "../runs.ts"
 import { sseResponse } from "../sse.ts"
@@ -69,7 +70,7 @@ export async function handleChat(body: ChatRequestBody, request: Request, deps: 
     .then(chatResponseBody)
   deps.runs.track(abort, run)
   try {
-    return jsonResponse(200, await run)
+    return piecewiseJsonResponse(200, await run)
   } catch (error) {
     // Shutdown ended the run: say so rather than report the abort it caused.
     if (abort.signal.reason instanceof ServerShuttingDown) throw abort.signal.reason

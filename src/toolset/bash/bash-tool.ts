@@ -112,6 +112,7 @@ export class BashTool extends Tool {
       signal: context.signal,
       maxOutputBytes: context.limits.outputMaxBytes,
       ...spawnScope(context),
+      spill: true,
     })
     if (result.aborted) throw context.signal.reason ?? new Error("aborted")
     const ok = result.exitCode === 0 && !result.timedOut
@@ -130,6 +131,7 @@ export class BashTool extends Tool {
       error,
       returnCode: result.exitCode,
       invocation: command,
+      ...(result.spill ? { spill: result.spill } : {}),
     })
   }
 }

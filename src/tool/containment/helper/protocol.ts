@@ -75,7 +75,9 @@ export class FrameReader {
       frames.push({
         kind: view.getUint8(0),
         id: view.getUint32(1, true),
-        payload: data.slice(start, start + length),
+        // A view, not a copy: readers copy what they keep (tool output is megabytes a second, and
+        // every copy is fresh memory the event loop faults in).
+        payload: data.subarray(start, start + length),
       })
       at = start + length
     }
