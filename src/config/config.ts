@@ -169,9 +169,9 @@ export class Config {
 
   /** `SVC_CONFIG_PATH` when set, else the model from `MODEL` and keys from the environment. */
   static loadFromEnv<C extends Config>(this: ConfigClass<C>, env: Env = processEnv()): C {
-    return new this(
-      env.SVC_CONFIG_PATH ? initFromFile(env.SVC_CONFIG_PATH, { env }, this.explainFileError) : { env },
-    )
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass, whose explainFileError applies
+    const explain = this.explainFileError
+    return new this(env.SVC_CONFIG_PATH ? initFromFile(env.SVC_CONFIG_PATH, { env }, explain) : { env })
   }
 
   /**
