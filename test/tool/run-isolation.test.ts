@@ -69,6 +69,29 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
     }, 60_000)
   }
 
+  test("a run killed at its timeout leaves no dead namespace behind: the next runs start", async () => {
+    // A killed run's init lingers as a zombie until reaped; a namespace whose init died starts
+    // nothing (fork is ENOMEM), so it must never go back to the spares.
+    for (let i = 0; i < 4; i++) {
+      const killed = await runProcess({
+        argv: ["sh", "-c", "trap '' TERM; sleep 4244"],
+        env,
+        timeoutMs: 200,
+        maxOutputBytes: 1000,
+      })
+      expect(killed.timedOut).toBe(true)
+      const next = await runProcess({
+        argv: ["echo", `next-${i}`],
+        env,
+        timeoutMs: 10_000,
+        maxOutputBytes: 1000,
+      })
+      expect(next.output).toBe(`next-${i}\n`)
+      expect(next.exitCode).toBe(0)
+    }
+    expect(await goneWith("sleep 4244")).toEqual([])
+  }, 60_000)
+
   test("a later run finds nothing of an earlier one in its temp folder", async () => {
     const mark = "left-behind-5150"
     const opts = { env, timeoutMs: 30_000, maxOutputBytes: 10_000 }

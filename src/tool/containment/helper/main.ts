@@ -13,6 +13,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   unlinkSync,
@@ -35,7 +36,14 @@ const SAMPLE_MS = 200
 const SPARES = 8
 const GONE_MS = 5000
 
-type Active = { request: RunRequest; pids: number[]; ns: RunNamespace; memoryKilled: boolean }
+/** `killed`: its namespace's init was killed (a timeout or SIGKILL), so the namespace is never reused. */
+type Active = {
+  request: RunRequest
+  pids: number[]
+  ns: RunNamespace
+  memoryKilled: boolean
+  killed: boolean
+}
 
 const active = new Map<number, Active>()
 const stdout = Bun.stdout.writer()
@@ -127,11 +135,11 @@ async function run(request: RunRequest): Promise<void> {
   }
   let ns: RunNamespace
   try {
-    ns = spares.pop() ?? makeNamespace()
+    ns = liveSpare() ?? makeNamespace()
   } catch (error) {
     return reply({ startError: { stage: 0, code: "EHELPER", message: String(error) } })
   }
-  const entry: Active = { request, pids: [], ns, memoryKilled: false }
+  const entry: Active = { request, pids: [], ns, memoryKilled: false, killed: false }
   active.set(request.id, entry)
   startSampler()
   if (request.makeCwd && request.cwd) {
@@ -215,7 +223,7 @@ async function run(request: RunRequest): Promise<void> {
   }
   // Whatever is left (setsid, double forks) dies with the namespace, before the run ends. A
   // namespace with nothing left in it but its init is kept for a later run instead.
-  const reusable = !failed && privateProc && onlyInit(ns)
+  const reusable = !failed && !entry.killed && privateProc && onlyInit(ns)
   if (!reusable) await end(ns)
   // Only a process outside the namespace could still hold a pipe: it must not hold the run.
   if (open > 0) await Promise.race([Promise.all(drains), Bun.sleep(DRAIN_GRACE_MS)])
@@ -286,14 +294,31 @@ async function end(ns: RunNamespace): Promise<void> {
   await Promise.race([gone, Bun.sleep(GONE_MS)])
 }
 
-/** Whether the run's /proc lists its init (alive) and nothing else. */
+/**
+ * Whether the run's /proc lists its init, alive, and nothing else. A killed init stays listed (a
+ * zombie) until the helper reaps it, and a pid namespace whose init died starts nothing more
+ * (fork fails with ENOMEM), so a zombie init is no init.
+ */
 function onlyInit(ns: RunNamespace): boolean {
   try {
-    const pids = readdirSync(`/proc/self/fd/${ns.proc}`).filter((name) => /^\d+$/.test(name))
-    return pids.length === 1 && pids[0] === "1"
+    const root = `/proc/self/fd/${ns.proc}`
+    const pids = readdirSync(root).filter((name) => /^\d+$/.test(name))
+    if (pids.length !== 1 || pids[0] !== "1") return false
+    const stat = readFileSync(`${root}/1/stat`, "latin1")
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
+    return state !== "Z" && state !== "X"
   } catch {
     return false
   }
+}
+
+/** A spare whose init still lives (one killed from outside is ended and left), or undefined. */
+function liveSpare(): RunNamespace | undefined {
+  for (let ns = spares.pop(); ns; ns = spares.pop()) {
+    if (!privateProc || onlyInit(ns)) return ns
+    void end(ns).then(() => rmSync(ns.dir, { recursive: true, force: true }))
+  }
+  return undefined
 }
 
 /** The processes of one run, from its own /proc (or the host's, filtered by namespace). */
@@ -343,6 +368,7 @@ function sample(): void {
 }
 
 function killRun(entry: Active): void {
+  entry.killed = true
   for (const pid of entry.pids) killGroup(pid, "SIGKILL")
   try {
     process.kill(entry.ns.init, "SIGKILL")
