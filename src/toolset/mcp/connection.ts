@@ -4,21 +4,29 @@
  * `mode` tries Streamable HTTP and falls back to the legacy SSE transport. A stdio server that dies
  * is restarted with backoff; every call has a timeout and is cancelled on abort.
  */
-import {
-  type CallToolResult,
-  type Client,
-  type Tool as McpToolDefinition,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-} from "@modelcontextprotocol/client"
+import type { CallToolResult, Client, Tool as McpToolDefinition } from "@modelcontextprotocol/client"
 import { raceAbort, sleepUnlessAborted } from "../../abort.ts"
 import type { Env } from "../../config/env.ts"
 import { errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
-import { openClient } from "./open-client.ts"
 import type { McpServerSpec } from "./schema.ts"
+
+type Sdk = typeof import("@modelcontextprotocol/client")
+/** The SDK, once the first connection loaded it (its errors are only seen after that). */
+let sdk: Sdk | undefined
+
+/**
+ * The SDK and the client opener, loaded with the first connection: the SDK is the largest module
+ * dupin has (~200 ms to evaluate from source), and most starts configure no MCP server at all.
+ */
+async function loadOpener(): Promise<typeof import("./open-client.ts")["openClient"]> {
+  const [loaded, opener] = await Promise.all([
+    import("@modelcontextprotocol/client"),
+    import("./open-client.ts"),
+  ])
+  sdk = loaded
+  return opener.openClient
+}
 
 /** Backoff between restarts of a server that died: 0.5 s doubling to 30 s. */
 const BACKOFF_FIRST_MS = 500
@@ -123,7 +131,7 @@ export class McpConnection {
       if (options.signal.aborted || this.spec.transport.kind === "stdio" || !isConnectionFailure(error))
         throw error
       this.#drop()
-      if (error instanceof SdkHttpError && (error.status === 400 || error.status === 404))
+      if (sdk && error instanceof sdk.SdkHttpError && (error.status === 400 || error.status === 404))
         return await this.#callOnce(name, args, options)
       throw error
     }
@@ -165,6 +173,7 @@ export class McpConnection {
     if (wait > 0) await sleepUnlessAborted(wait, this.#stop.signal)
     if (this.#closed) throw new Error(`MCP server ${this.spec.name} is stopped`)
     try {
+      const openClient = await loadOpener()
       const { client, transport } = await openClient(this.spec, this.#env, {
         onToolsChanged: (tools) => this.#events.onToolsChanged?.(tools),
         onClose: (closed) => this.#lost(closed),
@@ -233,7 +242,8 @@ function replaceAll(text: string, secrets: readonly string[]): string {
 
 /** Not an answer from the server (a JSON-RPC error) nor a timeout: the connection itself failed. */
 function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof ProtocolError) return false
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return false
+  if (!sdk) return true
+  if (error instanceof sdk.ProtocolError) return false
+  if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) return false
   return true
 }
