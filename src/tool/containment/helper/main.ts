@@ -19,9 +19,9 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs"
-import { constants } from "node:os"
 import { join } from "node:path"
 import { makeNonDumpable } from "../non-dumpable.ts"
+import { Children, endOf, killGroup } from "./children.ts"
 import { listProcesses } from "./memory.ts"
 import { FRAME, frame, type HelperRequest, type RunDone, type RunRequest, type StageEnd } from "./protocol.ts"
 import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.ts"
@@ -95,14 +95,6 @@ function send(kind: (typeof FRAME)[keyof typeof FRAME], id: number, payload: Uin
  * bytes it goes out at once, so the helper never holds much.
  */
 const HOLD_BYTES = 256 * 1024
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // ESRCH: the group is already empty.
-  }
-}
 
 async function run(request: RunRequest): Promise<void> {
   let seen = 0
@@ -252,33 +244,8 @@ function emptied(dir: string): boolean {
 }
 
 /** The helper's own children (stages, namespace inits), reaped when SIGCHLD says one ended. */
-const waiting = new Map<number, (status: number) => void>()
-
-function exited(pid: number): Promise<number> {
-  return new Promise((resolve) => {
-    waiting.set(pid, resolve)
-    reapChildren()
-  })
-}
-
-function reapChildren(): void {
-  for (const [pid, resolve] of waiting) {
-    const status = namespaces.reap(pid)
-    if (status === null) continue
-    waiting.delete(pid)
-    resolve(status)
-  }
-}
-
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n as number, name]))
-
-/** A wait status as Bun reports a subprocess's end. */
-function endOf(status: number): StageEnd {
-  if (status < 0) return { exitCode: null, signalCode: "SIGKILL" }
-  const signal = status & 0x7f
-  if (signal === 0) return { exitCode: (status >> 8) & 0xff, signalCode: null }
-  return { exitCode: null, signalCode: SIGNAL_NAMES.get(signal) ?? String(signal) }
-}
+const children = new Children((pid) => namespaces.reap(pid))
+const exited = (pid: number) => children.exited(pid)
 
 /**
  * Ends a run's namespace and waits until every process in it is gone: a killed thousand forks
@@ -400,7 +367,7 @@ export async function helperMain(): Promise<void> {
   makeNonDumpable()
   try {
     namespaces = RunNamespaces.load(area)
-    process.on("SIGCHLD", reapChildren)
+    process.on("SIGCHLD", () => children.reap())
     spares.push(makeNamespace())
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
