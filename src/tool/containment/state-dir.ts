@@ -1,12 +1,14 @@
 /**
  * dupin's own temp state (the runs' temp dirs, spilled tool outputs) lives in one folder per
  * process, `<tmpdir>/dupin-sandbox-<pid>-XXXXXX` (0700), hidden in every sandbox: one conversation's
- * spilled outputs are out of reach of every tool (R7). It is removed at exit; a dupin killed by
- * SIGKILL runs no exit hook, so the next start removes the folders whose owner is dead (R17).
+ * spilled outputs are out of reach of every tool (R7). It is removed at exit and on SIGTERM/SIGHUP
+ * (src/fatal-signals.ts); a dupin killed by SIGKILL runs nothing, so the next start removes the
+ * folders whose owner is dead (R17).
  */
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { atFatalExit } from "../../fatal-signals.ts"
 
 const PREFIX = "dupin-sandbox-"
 /** Folders named `dupin-<kind>-<owner pid>-XXXXXX`: the state folder and serve's socket folder. */
@@ -16,7 +18,7 @@ const LEGACY = /^dupin-(runs|pipe)-[^-]+$/
 
 export function makeStateDir(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`)))
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  atFatalExit(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
 
