@@ -92,6 +92,29 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
     expect(await goneWith("sleep 4244")).toEqual([])
   }, 60_000)
 
+  test("a tool has no capabilities and cannot gain any, in either view, whoever runs dupin", async () => {
+    // The helper's sandbox keeps capabilities to make run namespaces; what it runs must not.
+    for (const view of ["read-only", "writable"] as SandboxView[]) {
+      const r = await runProcess({
+        argv: ["grep", "-E", "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):", "/proc/self/status"],
+        env,
+        timeoutMs: 10_000,
+        maxOutputBytes: 10_000,
+        view,
+      })
+      const fields = Object.fromEntries(
+        r.output
+          .trim()
+          .split("\n")
+          .map((l) => l.split(/:\s+/)),
+      )
+      expect(Object.keys(fields)).toHaveLength(6)
+      for (const set of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"])
+        expect(fields[set], set).toBe("0000000000000000")
+      expect(fields.NoNewPrivs).toBe("1")
+    }
+  })
+
   test("a later run finds nothing of an earlier one in its temp folder", async () => {
     const mark = "left-behind-5150"
     const opts = { env, timeoutMs: 30_000, maxOutputBytes: 10_000 }
