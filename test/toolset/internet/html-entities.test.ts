@@ -72,20 +72,21 @@ describe("linear on hostile pages", () => {
     ["attributes full of >", (n: number) => `<span title="${">".repeat(1000)}">x</span>`.repeat(n / 1000)],
     ["many elements with > in attributes", (n: number) => `<b title="a>b">x</b>`.repeat(n / 20)],
   ])(
-    "%s: twice the input takes less than three times as long",
+    "%s: four times the input takes less than eight times as long",
     async (_name, page) => {
-      const n = 1_000_000
+      const n = 500_000
       await fastest(page(n / 4)) // warm up
-      // A collection landing in one measurement can make a linear pass look 3.5x; a quadratic one
-      // is 4x every time. So the best of three tries must be under 3.
+      // Linear is 4x, quadratic 16x: 8 sits between them with room for noise either way. (Twice
+      // the input against 3x read 3.1x once in a loaded full-suite run.) A collection landing in one
+      // measurement still moves a ratio, so the best of three tries counts.
       const ratios: number[] = []
-      for (let attempt = 0; attempt < 3 && !ratios.some((r) => r < 3); attempt++) {
+      for (let attempt = 0; attempt < 3 && !ratios.some((r) => r < 8); attempt++) {
         const once = await fastest(page(n))
-        const twice = await fastest(page(2 * n))
+        const four = await fastest(page(4 * n))
         // A floor of 5 ms keeps scheduling noise on a tiny time from passing for a trend.
-        ratios.push(twice / Math.max(once, 5))
+        ratios.push(four / Math.max(once, 5))
       }
-      expect(Math.min(...ratios)).toBeLessThan(3)
+      expect(Math.min(...ratios)).toBeLessThan(8)
     },
     60_000,
   )
