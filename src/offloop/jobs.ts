@@ -3,7 +3,7 @@
  * runs in the worker and, where a worker cannot start, on the main thread. Each job's size or
  * shape is chosen by someone outside dupin: a tool's output, a client's schema, a model's answer.
  */
-import { writeFileSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { compileJsonSchema } from "../json-schema.ts"
 import { redact } from "../redact.ts"
 import { redactSecretValues } from "../redact-values.ts"
@@ -23,7 +23,7 @@ export type Job =
    * wrote), each stream's part too. A string comes back at the cost of a copy of its buffer;
    * decoding 10 MB here allocates and touches fresh memory, ~40 ms on a VM.
    */
-  | { kind: "decode"; bytes: Uint8Array; runs?: readonly DecodeRun[] }
+  | { kind: "decode"; bytes: Uint8Array | FileBytes; runs?: readonly DecodeRun[] }
   /**
    * A tool's long kept output (transferred): decoded, redacted whole (a Secret's `data:` comes
    * before its `kind:`, so a prefix alone cannot be redacted), written to `file`; only the first
@@ -31,12 +31,18 @@ export type Job =
    */
   | {
       kind: "ingest"
-      bytes: Uint8Array
+      bytes: Uint8Array | FileBytes
       runs?: readonly DecodeRun[]
       secrets: readonly string[]
       prefixChars: number
       file: string
     }
+
+/**
+ * Output the sandbox helper wrote to a file (its first `length` bytes are the kept output): read
+ * here, so the bytes never reach the event loop, and removed once read.
+ */
+export type FileBytes = { path: string; length: number }
 
 export type DecodeRun = { stream: "stdout" | "stderr"; end: number }
 export type Decoded = { output: string; stdout?: string; stderr?: string }
@@ -70,21 +76,30 @@ export function runJob(job: Job): Value {
     case "parse-response":
       return parseResponse(job.bytes)
     case "decode":
-      return decode(job.bytes, job.runs)
+      return decode(bytesOf(job.bytes), job.runs)
     case "ingest":
-      return ingest(job)
+      return ingest(job, bytesOf(job.bytes))
     case "parse-body":
       return parseJsonBody(joinBytes(job.chunks), true)
   }
 }
 
-function ingest(job: Extract<Job, { kind: "ingest" }>): Ingested {
-  const text = redact(redactSecretValues(UTF8.decode(job.bytes), job.secrets))
+function bytesOf(source: Uint8Array | FileBytes): Uint8Array {
+  if (source instanceof Uint8Array) return source
+  try {
+    return readFileSync(source.path).subarray(0, source.length)
+  } finally {
+    rmSync(source.path, { force: true })
+  }
+}
+
+function ingest(job: Extract<Job, { kind: "ingest" }>, bytes: Uint8Array): Ingested {
+  const text = redact(redactSecretValues(UTF8.decode(bytes), job.secrets))
   writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
   const parts = job.runs
     ? {
-        stdout: prefix(streamText(job.bytes, job.runs, "stdout"), job.prefixChars),
-        stderr: prefix(streamText(job.bytes, job.runs, "stderr"), job.prefixChars),
+        stdout: prefix(streamText(bytes, job.runs, "stdout"), job.prefixChars),
+        stderr: prefix(streamText(bytes, job.runs, "stderr"), job.prefixChars),
       }
     : {}
   return { output: prefix(text, job.prefixChars), ...parts, chars: text.length, lines: countLines(text) }

@@ -41,7 +41,11 @@ export async function offLoop<J extends Job>(
     if (job.kind === "parse-body" && job.chunks.some((c) => (c.buffer as ArrayBuffer).detached)) {
       return { error: "The request body could not be read: the worker parsing it failed." } as JobResult<J>
     }
-    if ((job.kind === "decode" || job.kind === "ingest") && (job.bytes.buffer as ArrayBuffer).detached) {
+    if (
+      (job.kind === "decode" || job.kind === "ingest") &&
+      job.bytes instanceof Uint8Array &&
+      (job.bytes.buffer as ArrayBuffer).detached
+    ) {
       return { output: "[output lost: the worker decoding it failed]", chars: 0, lines: 0 } as JobResult<J>
     }
     return runJob(job) as JobResult<J>
@@ -81,7 +85,8 @@ function inWorker(worker: Worker, job: Job, deadlineMs: number, signal: AbortSig
 
 /** Tool output moves to the worker (a transfer, no copy): its capture is done with it. */
 function transfers(job: Job): ArrayBuffer[] {
-  if (job.kind === "decode" || job.kind === "ingest") return [job.bytes.buffer as ArrayBuffer]
+  if (job.kind === "decode" || job.kind === "ingest")
+    return job.bytes instanceof Uint8Array ? [job.bytes.buffer as ArrayBuffer] : []
   if (job.kind !== "parse-body") return []
   // A request body's chunks: each moves when it owns its whole buffer (copied otherwise).
   const owned = job.chunks.filter((c) => c.byteOffset === 0 && c.byteLength === c.buffer.byteLength)

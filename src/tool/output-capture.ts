@@ -1,4 +1,5 @@
-import { type Decoded, type DecodeRun, decode, streamText } from "../offloop/jobs.ts"
+import { appendFileSync } from "node:fs"
+import { type Decoded, type DecodeRun, decode, type FileBytes, streamText } from "../offloop/jobs.ts"
 import { JobTimeout, offLoop } from "../offloop/runner.ts"
 import { secretValues } from "../redact-values.ts"
 import type { PipelineResult, StageExit } from "./spawn.ts"
@@ -27,6 +28,8 @@ export class OutputCapture {
   seen = 0
   /** Where each run of consecutive same-stream bytes ends in the buffer. */
   readonly #runs: StreamRun[] = []
+  /** The kept bytes are in this file instead of the buffer (see adoptFile). */
+  #file: string | undefined
 
   /** `spill`: a long output goes to a file (see SpilledOutput) and `output` is its redacted prefix. */
   constructor(
@@ -41,17 +44,38 @@ export class OutputCapture {
     return this.#kept >= this.cap
   }
 
+  /**
+   * The run's kept output is the file at `path` (the sandbox helper wrote it there, and nothing
+   * came in frames): `result` has the worker read it, so its bytes never touch the event loop.
+   */
+  adoptFile(path: string, bytes: number, runs: readonly StreamRun[]): void {
+    if (this.#kept > 0 || this.#file) throw new Error("a capture adopts one output file, before any bytes")
+    this.#file = path
+    this.#kept = Math.min(bytes, this.cap)
+    this.#runs.push(...runs.map((r) => ({ stream: r.stream, end: Math.min(r.end, this.#kept) })))
+  }
+
   add(stream: StreamName, chunk: Uint8Array): void {
     this.seen += chunk.byteLength
     const room = this.cap - this.#kept
     // Past the cap, or after `result` handed the buffer to the worker: counted only.
     if (room <= 0 || this.#buffer.detached) return
     const bytes = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
+    if (this.#file) {
+      // A note after an output that went to a file (a memory kill): a few bytes, appended.
+      appendFileSync(this.#file, bytes)
+      this.#noteRun(stream, this.#kept + bytes.byteLength)
+      return
+    }
     const end = this.#kept + bytes.byteLength
     if (end > this.#buffer.byteLength) {
       this.#buffer.resize(Math.min(this.cap, Math.max(end, this.#buffer.byteLength * 2)))
     }
     new Uint8Array(this.#buffer, this.#kept, bytes.byteLength).set(bytes)
+    this.#noteRun(stream, end)
+  }
+
+  #noteRun(stream: StreamName, end: number): void {
     this.#kept = end
     const last = this.#runs.at(-1)
     if (last?.stream === stream) last.end = end
@@ -67,12 +91,14 @@ export class OutputCapture {
     signalCode?: string | null
     error?: string
   }): Promise<PipelineResult> {
-    const kept = new Uint8Array(this.#buffer, 0, this.#kept)
     // Read before the transfer: a detached buffer's views are empty.
     const seen = this.seen
     const keptBytes = this.#kept
+    const kept: Uint8Array | FileBytes = this.#file
+      ? { path: this.#file, length: keptBytes }
+      : new Uint8Array(this.#buffer, 0, keptBytes)
     const { output, part, spilled } =
-      kept.byteLength <= INLINE_BYTES
+      kept instanceof Uint8Array && kept.byteLength <= INLINE_BYTES
         ? decodeHere(kept, this.#runs)
         : await decodeOffLoop(kept, this.#runs, this.spill)
     return {
@@ -108,9 +134,13 @@ function decodeHere(kept: Uint8Array, runs: readonly StreamRun[]): Parts {
 }
 
 /** Both streams' parts come back with the output when both wrote: the bytes stay in the worker. */
-async function decodeOffLoop(kept: Uint8Array, runs: readonly StreamRun[], spill: boolean): Promise<Parts> {
+async function decodeOffLoop(
+  kept: Uint8Array | FileBytes,
+  runs: readonly StreamRun[],
+  spill: boolean,
+): Promise<Parts> {
   const only = soleStream(runs)
-  const size = kept.byteLength
+  const size = kept instanceof Uint8Array ? kept.byteLength : kept.length
   const mixed = only ? {} : { runs: runs.map((r) => ({ ...r })) }
   let decoded: Decoded
   let spilled: SpilledOutput | undefined

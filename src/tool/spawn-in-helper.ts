@@ -4,7 +4,8 @@
  * deadline and abort kill the process groups (through the helper), output is capped, the temp
  * dir is removed, and nothing the run started outlives it.
  */
-import type { RunDone } from "./containment/helper/protocol.ts"
+import { join } from "node:path"
+import { OUTPUT_FILE_NAME, type RunDone } from "./containment/helper/protocol.ts"
 import type { HelperSandbox } from "./containment/helper-sandbox.ts"
 import { resolveCommand } from "./containment/sandbox.ts"
 import { privateHomeOf } from "./containment/views.ts"
@@ -122,6 +123,10 @@ export async function executeInHelper(
     options.signal?.removeEventListener("abort", onAbort)
   }
   capture.seen = Math.max(capture.seen, done.seen)
+  // A long output is in a file of the run area: its bytes go from there to the worker.
+  if (done.file && OUTPUT_FILE_NAME.test(done.file.name)) {
+    capture.adoptFile(join(sandbox.area, done.file.name), done.file.bytes, done.file.runs)
+  }
   if (done.startError) {
     const { stage, code, message } = done.startError
     const command = stages[stage]?.[0] ?? ""

@@ -5,6 +5,7 @@
  * nothing is left once dupin is gone, SIGKILL included.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import {
   configureContainment,
@@ -75,6 +76,36 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
     const next = await runProcess({ ...base, argv: ["echo", "back"] })
     expect(next.output).toBe("back\n")
     expect(sandbox?.pid).not.toBe(pid)
+  }, 60_000)
+
+  test("a long output goes through a file of the run area, exactly, and the file is gone after", async () => {
+    // 400 KB interleaved on both streams, past the frames' 128 KB, under a 300 KB cap.
+    const script =
+      "i=0; while [ $i -lt 4000 ]; do printf 'out %05d %080d\\n' $i 0; printf 'err %05d\\n' $i >&2; i=$((i+1)); done"
+    const run = await runProcess({ ...base, maxOutputBytes: 300_000, argv: ["sh", "-c", script] })
+    expect(run.exitCode).toBe(0)
+    const outLine = (i: number) => `out ${String(i).padStart(5, "0")} ${"0".repeat(80)}\n`
+    const errLine = (i: number) => `err ${String(i).padStart(5, "0")}\n`
+    const total = 4000 * (outLine(0).length + errLine(0).length)
+    expect(run.outputBytes).toBe(total)
+    expect(run.truncatedBytes).toBe(total - 300_000)
+    expect(Buffer.byteLength(run.output)).toBe(300_000)
+    // Each stream's part is its own lines, in order (the kept prefix of them).
+    const outs = run.stdout.split("\n").filter(Boolean)
+    const errs = run.stderr.split("\n").filter(Boolean)
+    expect(outs.length).toBeGreaterThan(2000)
+    for (const [i, line] of outs.slice(0, -1).entries()) expect(`${line}\n`).toBe(outLine(i))
+    for (const [i, line] of errs.slice(0, -1).entries()) expect(`${line}\n`).toBe(errLine(i))
+    // The two pipes are read apart, so their order in `output` is arrival order: both in full.
+    expect(run.output.length).toBe(run.stdout.length + run.stderr.length)
+    const sandbox = currentContainment().pool?.sandboxes[0]
+    expect(sandbox).toBeDefined()
+    // The helper's output file was read and removed; only run folders are left in the area.
+    expect(readdirSync(sandbox!.area).filter((name) => name.startsWith("out-"))).toEqual([])
+    // A short output still comes in frames: exact too.
+    const short = await runProcess({ ...base, argv: ["sh", "-c", "echo a; echo b >&2; echo c"] })
+    expect(short.stdout).toBe("a\nc\n")
+    expect(short.stderr).toBe("b\n")
   }, 60_000)
 })
 

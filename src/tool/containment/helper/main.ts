@@ -8,6 +8,8 @@
  * It exits when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is
  * killed, and the namespaces die with the helper (it is their parent's namespace's init).
  */
+
+import { randomBytes } from "node:crypto"
 import {
   mkdirSync,
   mkdtempSync,
@@ -18,12 +20,23 @@ import {
   rmSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs"
 import { join } from "node:path"
 import { makeNonDumpable } from "../non-dumpable.ts"
 import { Children, endOf, killGroup } from "./children.ts"
 import { listProcesses } from "./memory.ts"
-import { FRAME, frame, type HelperRequest, type RunDone, type RunRequest, type StageEnd } from "./protocol.ts"
+import {
+  FRAME,
+  frame,
+  HEADER_BYTES,
+  type HelperRequest,
+  INLINE_OUTPUT_BYTES,
+  type OutputFile,
+  type RunDone,
+  type RunRequest,
+  type StageEnd,
+} from "./protocol.ts"
 import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.ts"
 
 const DRAIN_GRACE_MS = 500
@@ -90,39 +103,58 @@ function send(kind: (typeof FRAME)[keyof typeof FRAME], id: number, payload: Uin
 }
 
 /**
- * A run's output is held back and written with its end, in one write: dupin wakes once per run,
- * not once per chunk (each wake-up costs a scheduling delay on a loaded host). Past this many
- * bytes it goes out at once, so the helper never holds much.
+ * A run's output is written with its end, in one write: dupin wakes once per run, not once per
+ * chunk (each wake-up costs a scheduling delay on a loaded host). An output that outgrows
+ * INLINE_OUTPUT_BYTES goes to a file of the run area instead, whole, so its bytes never cross
+ * into dupin's event loop (see OutputFile).
  */
-const HOLD_BYTES = 256 * 1024
-
 async function run(request: RunRequest): Promise<void> {
   let seen = 0
-  let forwarded = 0
+  let kept = 0
   let held: Uint8Array[] = []
-  let heldBytes = 0
-  const flush = () => {
-    for (const f of held) stdout.write(f)
-    held = []
-    heldBytes = 0
-  }
-  const forward = (kind: typeof FRAME.stdout | typeof FRAME.stderr, chunk: Uint8Array) => {
+  let file: { fd: number; name: string } | undefined
+  /** Where each run of same-stream bytes ends, over every byte kept. */
+  const runs: OutputFile["runs"] = []
+  /** A file write failed (the area's disk is full): what was written is all that is kept. */
+  let stopped = false
+  const keep = (kind: typeof FRAME.stdout | typeof FRAME.stderr, chunk: Uint8Array) => {
     seen += chunk.byteLength
-    const room = request.cap - forwarded
-    if (room <= 0) return
+    const room = request.cap - kept
+    if (room <= 0 || stopped) return
     const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
-    forwarded += part.byteLength
-    held.push(frame(kind, request.id, part))
-    heldBytes += part.byteLength
-    if (heldBytes < HOLD_BYTES) return
-    flush()
-    stdout.flush()
+    if (!file && kept + part.byteLength > INLINE_OUTPUT_BYTES) {
+      file = openOutputFile(request.id)
+      if (
+        !file ||
+        !writeAll(
+          file.fd,
+          held.map((f) => f.subarray(HEADER_BYTES)),
+        )
+      ) {
+        stopped = true
+        return
+      }
+      held = []
+    }
+    if (file && !writeAll(file.fd, [part])) {
+      stopped = true
+      return
+    }
+    if (!file) held.push(frame(kind, request.id, part))
+    kept += part.byteLength
+    const stream = kind === FRAME.stdout ? "stdout" : "stderr"
+    const last = runs.at(-1)
+    if (last?.stream === stream) last.end = kept
+    else runs.push({ stream, end: kept })
   }
   const ends: StageEnd[] = request.stages.map(() => ({ exitCode: null, signalCode: null }))
   const reply = (extra: Partial<RunDone>, memoryKilled = false) => {
     active.delete(request.id)
     const done: RunDone = { stages: ends, seen, ...(memoryKilled ? { memoryKilled: true } : {}), ...extra }
-    flush()
+    if (file) {
+      closeFd(file.fd)
+      done.file = { name: file.name, bytes: kept, runs }
+    } else for (const f of held) stdout.write(f)
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
   }
   let ns: RunNamespace
@@ -193,7 +225,7 @@ async function run(request: RunRequest): Promise<void> {
       for (;;) {
         const { done, value } = await reader.read()
         if (done) return
-        forward(kind, value)
+        keep(kind, value)
       }
     } catch {
       // A cancelled or broken pipe ends the output.
@@ -228,6 +260,28 @@ async function run(request: RunRequest): Promise<void> {
     rmSync(ns.dir, { recursive: true, force: true })
   }
   refill()
+}
+
+/** A new output file in the run area (outside every run's view), or undefined when it cannot be made. */
+function openOutputFile(id: number): { fd: number; name: string } | undefined {
+  const name = `out-${id}-${randomBytes(8).toString("hex")}`
+  try {
+    return { fd: openSync(join(area, name), "wx", 0o600), name }
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes every byte of `parts`; false when the file takes no more (the disk is full). */
+function writeAll(fd: number, parts: readonly Uint8Array[]): boolean {
+  try {
+    for (const part of parts) {
+      for (let at = 0; at < part.byteLength; ) at += writeSync(fd, part, at)
+    }
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**

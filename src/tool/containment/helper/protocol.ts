@@ -19,7 +19,7 @@ export type RunRequest = {
   makeCwd?: boolean
   /** Base64 of what the first stage reads; null: /dev/null. */
   stdin: string | null
-  /** Bytes of output forwarded to dupin; the rest is drained and only counted. */
+  /** Bytes of output kept for dupin (framed or filed); the rest is drained and only counted. */
   cap: number
   /** The request the run belongs to, and the resident memory all its runs together may hold. */
   group: string
@@ -43,7 +43,27 @@ export type RunDone = {
   startError?: { stage: number; code: string; message: string }
   /** The run was killed because its request went over its memory quota. */
   memoryKilled?: boolean
+  /**
+   * Output past INLINE_OUTPUT_BYTES went to this file of the view's run area (a name, not a
+   * path; hidden from every run) instead of the wire, all of it: `runs` say where each stream's
+   * bytes end. dupin's worker reads and removes it.
+   */
+  file?: OutputFile
 }
+
+export type OutputFile = {
+  name: string
+  bytes: number
+  runs: Array<{ stream: "stdout" | "stderr"; end: number }>
+}
+
+/**
+ * Output up to this many bytes crosses the wire in frames; a longer output goes to a file whole,
+ * so its bytes never reach dupin's event loop (finding R11: 8 parallel 10 MB outputs stalled it).
+ */
+export const INLINE_OUTPUT_BYTES = 128 * 1024
+/** The names the helper gives output files (dupin accepts no other). */
+export const OUTPUT_FILE_NAME = /^out-\d+-[0-9a-f]{16}$/
 
 export const FRAME = { ready: 0, stdout: 1, stderr: 2, done: 3 } as const
 export type FrameKind = (typeof FRAME)[keyof typeof FRAME]
