@@ -42,7 +42,12 @@ async function build(
 ): Promise<void> {
   const result = await Bun.build({
     // The search worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts).
-    entrypoints: ["./src/main.ts", "./src/context/search-worker.ts", "./src/offloop/worker.ts"],
+    entrypoints: [
+      "./src/main.ts",
+      "./src/context/search-worker.ts",
+      "./src/offloop/worker.ts",
+      "./src/toolset/mcp/stdio-worker.ts",
+    ],
     compile: {
       ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
       outfile,

@@ -16,8 +16,6 @@ export type Job =
   | { kind: "check-answer"; schema: Record<string, unknown>; answer: string }
   /** A large request body (transferred): parsed, long top-level arrays sent back as JSON pieces. */
   | { kind: "parse-body"; chunks: Uint8Array[] }
-  /** A long line from an MCP server: kept only if it is a JSON-RPC response. */
-  | { kind: "parse-response"; bytes: Uint8Array }
   /**
    * A tool's kept output bytes (transferred, not copied) as text; with `runs` (both streams
    * wrote), each stream's part too. A string comes back at the cost of a copy of its buffer;
@@ -49,22 +47,17 @@ export type Decoded = { output: string; stdout?: string; stderr?: string }
 /** An ingested output: its redacted prefix (and each stream's raw prefix when both wrote). */
 export type Ingested = Decoded & { chars: number; lines: number }
 
-/** A JSON-RPC response as parsed, its shape checked (the SDK validates the result itself). */
-export type RpcResponse = { jsonrpc: "2.0"; id: string | number } & ({ result: unknown } | { error: unknown })
-
 export type JobResult<J extends Job> = J extends { kind: "redact" }
   ? string[]
-  : J extends { kind: "parse-response" }
-    ? RpcResponse | undefined
-    : J extends { kind: "decode" }
-      ? Decoded
-      : J extends { kind: "ingest" }
-        ? Ingested
-        : J extends { kind: "parse-body" }
-          ? ParsedBody
-          : string | undefined
+  : J extends { kind: "decode" }
+    ? Decoded
+    : J extends { kind: "ingest" }
+      ? Ingested
+      : J extends { kind: "parse-body" }
+        ? ParsedBody
+        : string | undefined
 
-export type Value = string[] | string | RpcResponse | Decoded | Ingested | ParsedBody | undefined
+export type Value = string[] | string | Decoded | Ingested | ParsedBody | undefined
 export type Reply = { ok: true; value: Value } | { ok: false; message: string }
 
 export function runJob(job: Job): Value {
@@ -73,8 +66,6 @@ export function runJob(job: Job): Value {
       return job.texts.map(redact)
     case "check-answer":
       return checkAnswer(job.schema, job.answer)
-    case "parse-response":
-      return parseResponse(job.bytes)
     case "decode":
       return decode(bytesOf(job.bytes), job.runs)
     case "ingest":
@@ -158,21 +149,6 @@ export function streamText(
     start = run.end
   }
   return UTF8.decode(part.subarray(0, length))
-}
-
-/** The line as a JSON-RPC response, or undefined (not JSON, or a notification or request). */
-export function parseResponse(bytes: Uint8Array): RpcResponse | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(new TextDecoder().decode(bytes))
-  } catch {
-    return undefined
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
-  const m = value as Record<string, unknown>
-  if (m.jsonrpc !== "2.0" || "method" in m) return undefined
-  if (typeof m.id !== "string" && typeof m.id !== "number") return undefined
-  return "result" in m || "error" in m ? (m as RpcResponse) : undefined
 }
 
 /** Why `answer` does not match `schema`, or undefined when it does. */

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 import { dropLongEvents } from "../../src/toolset/mcp/http-limit.ts"
 import { INLINE_LINE_BYTES, InboundGate } from "../../src/toolset/mcp/inbound-gate.ts"
-import { MessageLines } from "../../src/toolset/mcp/stdio-lines.ts"
+import { MessageLines, parseMessage, responseIn } from "../../src/toolset/mcp/stdio-lines.ts"
 
 const line = (message: unknown) => new TextEncoder().encode(`${JSON.stringify(message)}\n`)
 const notification = (data: string): JSONRPCMessage =>
@@ -65,4 +65,39 @@ test("a long line nobody waits for is dropped as it arrives, and the next line s
   ]
   expect(out.map((l) => l.kind)).toEqual(["message"])
   expect(lines.dropped).toBe(1)
+})
+
+// R12: the stdio worker checks the JSON-RPC envelope itself (it does not load the SDK).
+test("the envelope check keeps the four kinds of message and skips the rest", () => {
+  const parsed = (value: unknown) => parseMessage(JSON.stringify(value))
+  expect(parsed({ jsonrpc: "2.0", id: 1, method: "ping" })).toBeDefined()
+  expect(parsed({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info" } })).toBeDefined()
+  expect(parsed({ jsonrpc: "2.0", id: "a", result: {} })).toBeDefined()
+  expect(parsed({ jsonrpc: "2.0", id: 2, error: { code: -32600, message: "bad" } })).toBeDefined()
+  for (const bad of [
+    { jsonrpc: "1.0", id: 1, result: {} },
+    { jsonrpc: "2.0", id: 1.5, result: {} },
+    { jsonrpc: "2.0", id: null, result: {} },
+    { jsonrpc: "2.0", id: 1, result: [] },
+    { jsonrpc: "2.0", id: 1, error: { code: "x", message: "bad" } },
+    { jsonrpc: "2.0", method: 7 },
+    { jsonrpc: "2.0", method: "x", params: "p" },
+    { jsonrpc: "2.0", id: 1 },
+    [1, 2],
+  ])
+    expect(parsed(bad)).toBeUndefined()
+  expect(parseMessage("log line, not JSON")).toBeUndefined()
+})
+
+test("a long line is kept only as a response", () => {
+  const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
+  expect(responseIn(bytes({ jsonrpc: "2.0", id: 3, result: { content: [] } }))).toEqual({
+    jsonrpc: "2.0",
+    id: 3,
+    result: { content: [] },
+  } as JSONRPCMessage)
+  expect(responseIn(bytes({ jsonrpc: "2.0", id: "a", error: { code: 1, message: "x" } }))).toBeDefined()
+  expect(responseIn(bytes(notification("n")))).toBeUndefined()
+  expect(responseIn(bytes({ jsonrpc: "2.0", id: 1, method: "ping" }))).toBeUndefined()
+  expect(responseIn(new TextEncoder().encode("not json"))).toBeUndefined()
 })

@@ -1,24 +1,6 @@
 import { expect, test } from "bun:test"
-import { parseResponse } from "../../src/offloop/jobs.ts"
 import { redactOffLoop } from "../../src/offloop/redact.ts"
 import { offLoop } from "../../src/offloop/runner.ts"
-
-const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
-
-// R12: only a JSON-RPC response survives a long line's parse.
-test("parse-response keeps responses and drops notifications, requests and junk", () => {
-  expect(parseResponse(bytes({ jsonrpc: "2.0", id: 3, result: { content: [] } }))).toEqual({
-    jsonrpc: "2.0",
-    id: 3,
-    result: { content: [] },
-  })
-  expect(parseResponse(bytes({ jsonrpc: "2.0", id: "a", error: { code: 1, message: "x" } }))?.id).toBe("a")
-  expect(
-    parseResponse(bytes({ jsonrpc: "2.0", method: "notifications/message", params: {} })),
-  ).toBeUndefined()
-  expect(parseResponse(bytes({ jsonrpc: "2.0", id: 1, method: "ping" }))).toBeUndefined()
-  expect(parseResponse(new TextEncoder().encode("not json"))).toBeUndefined()
-})
 
 // R11: a large output is redacted in the worker, and still redacted.
 test("a large output is redacted off the event loop, the same as inline", async () => {

@@ -3,11 +3,15 @@
  * copies the whole pending buffer on every chunk (quadratic: a 32 MiB line in 64 KiB chunks costs
  * over a second of CPU), the pieces of a line are kept apart and joined once it ends. A line past
  * `max` bytes throws (bounded memory); a line that is not a JSON-RPC message (a server logging to
- * stdout) is skipped. A line longer than `inlineMax` is not decoded here: decoding and parsing cost
- * about 50 ms per MB on the event loop (a 12 MB notification stalled the server for a second,
- * finding R12), so it is handed back as bytes for the transport to drop or parse off the loop.
+ * stdout) is skipped. A line longer than `inlineMax` is handed back as bytes, for the reader to
+ * drop unread or keep only if it is a response it waits for (`responseIn`): a hostile server's
+ * 12 MB notifications, several a second, must cost nothing (finding R12).
+ *
+ * This runs in the stdio worker (stdio-worker.ts), which does not load the MCP SDK: the envelope
+ * is checked here (`asMessage`), as the SDK's JSONRPCMessageSchema checks it; the client checks
+ * each result against its method's schema.
  */
-import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 
 const LF = 0x0a
 
@@ -58,11 +62,9 @@ export class MessageLines {
       }
       const line = bytes.toString("utf8").replace(/\r$/, "")
       if (line.trim() === "") continue
-      try {
-        messages.push({ kind: "message", message: deserializeMessage(line) })
-      } catch {
-        this.skipped += 1
-      }
+      const message = parseMessage(line)
+      if (message) messages.push({ kind: "message", message })
+      else this.skipped += 1
     }
     if (start < chunk.length) this.#add(chunk.subarray(start))
     return messages
@@ -89,4 +91,42 @@ export class MessageLines {
     this.#pieces.push(piece)
     this.#size += piece.length
   }
+}
+
+/** The line as a JSON-RPC message, or undefined (not JSON, or not a JSON-RPC 2.0 envelope). */
+export function parseMessage(line: string): JSONRPCMessage | undefined {
+  try {
+    return asMessage(JSON.parse(line))
+  } catch {
+    return undefined
+  }
+}
+
+/** A long line kept only as a response (a notification or request that long is dropped). */
+export function responseIn(bytes: Uint8Array): JSONRPCMessage | undefined {
+  const message = parseMessage(new TextDecoder().decode(bytes))
+  return message && !("method" in message) ? message : undefined
+}
+
+/** `value` when it is a request, notification, result or error of JSON-RPC 2.0. */
+function asMessage(value: unknown): JSONRPCMessage | undefined {
+  if (!isObject(value) || value.jsonrpc !== "2.0") return undefined
+  if ("method" in value) {
+    if (typeof value.method !== "string") return undefined
+    if (value.params !== undefined && !isObject(value.params)) return undefined
+    return !("id" in value) || isId(value.id) ? (value as JSONRPCMessage) : undefined
+  }
+  if (!isId(value.id)) return undefined
+  if ("result" in value) return isObject(value.result) ? (value as JSONRPCMessage) : undefined
+  const error = value.error
+  if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") return undefined
+  return value as JSONRPCMessage
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+function isId(id: unknown): boolean {
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id))
 }

@@ -1,27 +1,21 @@
 /**
- * The MCP stdio transport on Bun.spawn. The SDK's own stdio transport spawns through Node's
- * child_process in dupin's process group; a server must instead run in a group of its own (so
- * stopping it stops whatever it started), under the tool containment wrapper, with the explicit
- * environment it was given. Messages are written with the SDK's serializeMessage and read by
- * MessageLines (stdio-lines.ts).
+ * The MCP stdio transport. The SDK's own stdio transport spawns through Node's child_process in
+ * dupin's process group and reads the pipes on the event loop; a server must instead run in a
+ * group of its own (so stopping it stops whatever it started), under the tool containment wrapper,
+ * with the explicit environment it was given, and its bytes must not reach the event loop (finding
+ * R12). So the sandbox is opened here, and the server is started and read by the stdio worker
+ * (stdio-worker.ts), one for every server; this side gets the admitted messages.
  */
-import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/client"
-import type { Subprocess } from "bun"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { log } from "../../log.ts"
-import { JobTimeout, offLoop } from "../../offloop/runner.ts"
 import { currentContainment } from "../../tool/containment/index.ts"
 import { openSandbox, type SandboxRun } from "../../tool/containment/sandbox.ts"
 import { forgetChild, trackChild } from "./children.ts"
-import { INLINE_LINE_BYTES, InboundGate } from "./inbound-gate.ts"
-import { MessageLines } from "./stdio-lines.ts"
+import type { FromWorker, ToWorker } from "./stdio-worker.ts"
 
 /** Bytes of one message the client reads before it gives up on the server (bounded memory). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-/** Bytes of the server's stderr kept for error messages. */
-const STDERR_TAIL_BYTES = 2048
 const KILL_GRACE_MS = 2000
-/** Parsing a long line off the loop takes well under a second per 32 MiB; past this it is dropped. */
-const PARSE_DEADLINE_MS = 10_000
 
 export type StdioOptions = {
   command: string
@@ -36,14 +30,12 @@ export class BunStdioTransport implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
-  #proc: Subprocess<"pipe", "pipe", "pipe"> | undefined
+  #id = 0
+  #pid: number | undefined
   #sandbox: SandboxRun | undefined
-  #gate = new InboundGate()
-  #lines = new MessageLines(MAX_MESSAGE_BYTES, INLINE_LINE_BYTES, () => this.#gate.awaiting)
-  /** Aborted when the transport ends: a long line still being parsed is given up. */
-  #stop = new AbortController()
   #stderr = ""
   #closed = false
+  #exited = Promise.withResolvers<void>()
 
   constructor(readonly options: StdioOptions) {}
 
@@ -53,7 +45,7 @@ export class BunStdioTransport implements Transport {
   }
 
   get pid(): number | undefined {
-    return this.#proc?.pid
+    return this.#pid
   }
 
   async start(): Promise<void> {
@@ -65,124 +57,152 @@ export class BunStdioTransport implements Transport {
       writable: this.options.writablePaths ?? [],
     })
     this.#sandbox = sandbox
-    let proc: Subprocess<"pipe", "pipe", "pipe">
+    const started = Promise.withResolvers<void>()
+    this.#id = stdioWorker.attach(this, started)
     try {
-      proc = Bun.spawn(sandbox.wrap([this.options.command, ...this.options.args]), {
+      stdioWorker.post({
+        t: "start",
+        id: this.#id,
+        argv: sandbox.wrap([this.options.command, ...this.options.args]),
         env: sandbox.env,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-        detached: true,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
       })
+      await started.promise
     } catch (error) {
+      stdioWorker.detach(this.#id)
       sandbox.cleanup()
-      const code = (error as { code?: string }).code
-      const command = this.options.command
-      if (code === "EACCES") throw new Error(`${command}: permission denied`)
-      if (code === "ENOENT") throw new Error(`${command}: command not found`)
       throw error
     }
-    this.#proc = proc
-    proc.unref()
-    trackChild(proc.pid)
-    void this.#read(proc.stdout)
-    void this.#readStderr(proc.stderr)
-    void proc.exited.then(() => this.#ended())
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const proc = this.#proc
-    if (!proc || this.#closed) throw new Error("the MCP server is not running")
-    this.#gate.sent(message)
-    proc.stdin.write(serializeMessage(message))
-    await proc.stdin.flush()
+    if (this.#pid === undefined || this.#closed) throw new Error("the MCP server is not running")
+    stdioWorker.post({ t: "send", id: this.#id, message })
   }
 
   async close(): Promise<void> {
-    const proc = this.#proc
-    if (!proc || this.#closed) return
-    try {
-      await proc.stdin.end()
-    } catch {
-      // The server already closed its stdin.
-    }
-    killGroup(proc.pid, "SIGTERM")
-    const timer = setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS)
-    await proc.exited
+    const pid = this.#pid
+    if (pid === undefined || this.#closed) return
+    stdioWorker.post({ t: "close", id: this.#id })
+    killGroup(pid, "SIGTERM")
+    const timer = setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS)
+    await this.#exited.promise
     clearTimeout(timer)
     this.#ended()
   }
 
-  async #read(stream: ReadableStream<Uint8Array>): Promise<void> {
-    try {
-      for await (const chunk of stream) {
-        const skipped = this.#lines.skipped
-        const dropped = this.#gate.dropped + this.#lines.dropped
-        for (const line of this.#lines.push(chunk)) {
-          // Awaited: the server's next lines wait (in its pipe) while a long one is parsed.
-          const message = line.kind === "message" ? line.message : await this.#parseLong(line.bytes)
-          if (message && this.#gate.admit(message)) this.onmessage?.(message)
-        }
-        if (skipped === 0 && this.#lines.skipped > 0)
-          log.warn("mcp server: stdout lines that are not JSON-RPC messages are skipped", {
-            command: this.options.command,
-          })
-        if (dropped === 0 && this.#gate.dropped + this.#lines.dropped > 0)
-          log.warn("mcp server: unsolicited messages past the size or rate bound are dropped", {
-            command: this.options.command,
-          })
+  /** A report of the stdio worker about this server. */
+  receive(report: FromWorker, started: PromiseWithResolvers<void>): void {
+    switch (report.t) {
+      case "started":
+        this.#pid = report.pid
+        trackChild(report.pid)
+        started.resolve()
+        return
+      case "failed": {
+        const command = this.options.command
+        if (report.code === "EACCES") started.reject(new Error(`${command}: permission denied`))
+        else if (report.code === "ENOENT") started.reject(new Error(`${command}: command not found`))
+        else started.reject(new Error(report.message))
+        return
       }
-    } catch (error) {
-      // An oversized message: the connection cannot be trusted past it.
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)))
-      this.#lines.clear()
-      if (this.#proc) killGroup(this.#proc.pid, "SIGKILL")
+      case "message":
+        this.onmessage?.(report.message)
+        return
+      case "stderr":
+        this.#stderr = report.tail
+        return
+      case "warn":
+        log.warn(
+          report.what === "skipped"
+            ? "mcp server: stdout lines that are not JSON-RPC messages are skipped"
+            : "mcp server: unsolicited messages past the size or rate bound are dropped",
+          { command: this.options.command },
+        )
+        return
+      case "error":
+        this.onerror?.(new Error(report.message))
+        return
+      case "exit":
+        this.#exited.resolve()
+        this.#ended()
     }
   }
 
-  /** A long line: dropped unread unless we wait for a response, then parsed in a worker. */
-  async #parseLong(bytes: Uint8Array): Promise<JSONRPCMessage | undefined> {
-    if (!this.#gate.awaiting) {
-      this.#gate.drop()
-      return undefined
-    }
-    try {
-      const response = await offLoop({ kind: "parse-response", bytes }, PARSE_DEADLINE_MS, this.#stop.signal)
-      if (!response) this.#gate.drop()
-      return response as JSONRPCMessage | undefined
-    } catch (error) {
-      if (this.#stop.signal.aborted) return undefined
-      if (!(error instanceof JobTimeout)) throw error
-      this.#gate.drop()
-      return undefined
-    }
-  }
-
-  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder()
-    try {
-      for await (const chunk of stream) {
-        this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES)
-      }
-    } catch {
-      // The pipe closed with the process.
-    }
+  /** The stdio worker died: the server cannot be read any more. */
+  lost(why: string): void {
+    this.onerror?.(new Error(`the MCP stdio reader failed: ${why}`))
+    this.#exited.resolve()
+    this.#ended()
   }
 
   #ended(): void {
     if (this.#closed) return
     this.#closed = true
-    this.#stop.abort()
-    const proc = this.#proc
-    if (proc) {
+    stdioWorker.detach(this.#id)
+    const pid = this.#pid
+    if (pid !== undefined) {
       // Whatever the server started must not outlive it.
-      killGroup(proc.pid, "SIGKILL")
-      forgetChild(proc.pid)
+      killGroup(pid, "SIGKILL")
+      forgetChild(pid)
     }
     this.#sandbox?.cleanup()
-    this.#lines.clear()
     this.onclose?.()
   }
+}
+
+/**
+ * The one stdio worker, started with the first server: reports go to their transport by id. It
+ * does not keep dupin alive. If it dies, every server it read is lost (killed, and reported to its
+ * client as closed); the next server starts a new one.
+ */
+const stdioWorker = new (class {
+  #worker: Worker | undefined
+  #nextId = 1
+  #transports = new Map<number, { transport: BunStdioTransport; started: PromiseWithResolvers<void> }>()
+
+  attach(transport: BunStdioTransport, started: PromiseWithResolvers<void>): number {
+    const id = this.#nextId++
+    this.#transports.set(id, { transport, started })
+    return id
+  }
+
+  detach(id: number): void {
+    this.#transports.delete(id)
+  }
+
+  post(request: ToWorker): void {
+    this.#start().postMessage(request)
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker
+    const worker = new Worker(workerUrl())
+    worker.unref()
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const entry = this.#transports.get(event.data.id)
+      entry?.transport.receive(event.data, entry.started)
+    }
+    worker.onerror = (event) => {
+      if (this.#worker !== worker) return
+      this.#worker = undefined
+      const why = event.message || "it stopped"
+      for (const { transport, started } of [...this.#transports.values()]) {
+        started.reject(new Error(`the MCP stdio reader failed: ${why}`))
+        transport.lost(why)
+      }
+      worker.terminate()
+    }
+    this.#worker = worker
+    return worker
+  }
+})()
+
+/** By its path under src/ in the compiled binary (as build.ts lists it), next to this file from source. */
+function workerUrl(): string {
+  return import.meta.url.includes("/$bunfs/")
+    ? "./toolset/mcp/stdio-worker.ts"
+    : new URL("./stdio-worker.ts", import.meta.url).href
 }
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
