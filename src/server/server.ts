@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AlertService } from "../alerts/service.ts"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime, type Runtime } from "../runtime/runtime.ts"
+import { privateSocketParent } from "../tool/containment/index.ts"
 import { type App, createApp } from "./app.ts"
 import { type HeaderGuard, type HeaderGuardOptions, listenWithHeaderGuard } from "./header-guard.ts"
 import { isOwnProcessPeer } from "./own-process-peer.ts"
@@ -155,7 +155,8 @@ function guarded(
   headerTimeoutMs: number,
   refuse: HeaderGuardOptions["refuse"],
 ): Listener {
-  const socketDir = mkdtempSync(join(tmpdir(), `dupin-http-${process.pid}-`))
+  // Hidden from every sandbox: behind the guard, the socket is a way in that carries no peer.
+  const socketDir = mkdtempSync(join(privateSocketParent(), `dupin-http-${process.pid}-`))
   const upstream = join(socketDir, "http.sock")
   app.listen({ unix: upstream } as Parameters<typeof app.listen>[0])
   const server = app.server

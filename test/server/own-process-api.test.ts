@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { StreamMessage } from "../../src/agent/events.ts"
@@ -39,6 +39,12 @@ function toolset(dir: string): string {
         parameters:
           body: { type: string }
           url: { type: string }
+      - name: post_unix
+        description: POST a JSON body to an HTTP API on a unix socket
+        command: "curl -s -w ' http_status=%{http_code}' -H 'content-type: application/json' --data-binary {{ body }} --unix-socket {{ socket }} http://dupin/api/chat; s=$?; echo; echo curl_exit=$s"
+        parameters:
+          body: { type: string }
+          socket: { type: string }
 `
 }
 
@@ -110,3 +116,60 @@ describe("R8: a tool cannot use dupin's API (no auth token, loopback)", () => {
     }, 30_000)
   }
 })
+
+/** The header guard's private unix socket of this process's serve (its folder names our pid). */
+function guardSocket(): string | undefined {
+  const parents = [
+    tmpdir(),
+    ...readdirSync(tmpdir()).filter((n) => n.startsWith(`dupin-sandbox-${process.pid}-`)),
+  ]
+  for (const parent of parents) {
+    const dir = parent === tmpdir() ? tmpdir() : join(tmpdir(), parent)
+    for (const name of readdirSync(dir)) {
+      const socket = join(dir, name, "http.sock")
+      if (name.startsWith(`dupin-http-${process.pid}-`) && existsSync(socket)) return socket
+    }
+  }
+  return undefined
+}
+
+test("R8: a contained tool cannot reach the header guard's unix socket (it carries no peer to check)", async () => {
+  fake = await startFakeProvider()
+  const dir = mkdtempSync(join(tmpdir(), "dupin-r8-"))
+  writeFileSync(join(dir, "toolsets.yaml"), toolset(dir))
+  const config = new Config({
+    model: "openai/gpt-4o",
+    apiKey: "test",
+    apiBase: fake.url,
+    customToolsets: [join(dir, "toolsets.yaml")],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  })
+  server = startServer(config, { host: "127.0.0.1", port: 0, headerTimeoutMs: 10_000, drainMs: 0 })
+  const socket = guardSocket()
+  expect(socket).toBeDefined()
+  fake.script({ toolCalls: [{ id: "web_1", name: "restart", arguments: { service: "web" } }] })
+  const paused = eventOf(
+    await chat(server.url, { ask: "fix it", enable_tool_approval: true }),
+    "approval_required",
+  )
+  const decision = {
+    conversation_history: paused.conversation_history,
+    tool_decisions: [{ tool_call_id: "web_1", approved: true }],
+  }
+  fake.script(
+    {
+      toolCalls: [
+        { id: "u_1", name: "post_unix", arguments: { body: JSON.stringify(decision), socket: socket! } },
+      ],
+    },
+    { content: "done" },
+  )
+  const result = eventOf(await chat(server.url, { ask: "post it" }), "tool_calling_result")
+  const output = String(result.result.data)
+  // curl could not connect at all (exit 7): the socket does not exist in the tool's view.
+  expect(output).toContain("curl_exit=7")
+  expect(output).not.toContain("http_status=200")
+  expect(existsSync(join(dir, "restarted.txt")) ? readFileSync(join(dir, "restarted.txt"), "utf8") : "").toBe(
+    "",
+  )
+}, 30_000)

@@ -6,7 +6,7 @@
  * `containmentInfo()`.
  */
 import { existsSync, realpathSync, statSync } from "node:fs"
-import { homedir, totalmem } from "node:os"
+import { homedir, tmpdir, totalmem } from "node:os"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
@@ -153,6 +153,15 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
 /** The state folder spilled tool outputs go to: inside dupin's hidden state folder (R7). */
 export function spillParent(): string {
   return stateDir(state.runsDir)
+}
+
+/**
+ * Where serve's private unix socket goes (behind the header guard): dupin's state folder, which
+ * every sandbox hides, so no contained tool or MCP server can connect to it (R8: a read-only bind
+ * of the host's temp dir still lets a process connect). Uncontained, the temp dir (0700 folder).
+ */
+export function privateSocketParent(): string {
+  return state.runsDir ?? tmpdir()
 }
 
 /** Starts the read-only view's sandbox now rather than on the first tool call. */
