@@ -3,7 +3,7 @@
  * runs in the worker and, where a worker cannot start, on the main thread. Each job's size or
  * shape is chosen by someone outside dupin: a tool's output, a client's schema, a model's answer.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { compileJsonSchema } from "../json-schema.ts"
 import { redact } from "../redact.ts"
 import { redactSecretValues } from "../redact-values.ts"
@@ -69,7 +69,7 @@ export function runJob(job: Job): Value {
     case "decode":
       return decode(bytesOf(job.bytes), job.runs)
     case "ingest":
-      return ingest(job, bytesOf(job.bytes))
+      return ingest(job)
     case "parse-body":
       return parseJsonBody(joinBytes(job.chunks), true)
   }
@@ -84,16 +84,44 @@ function bytesOf(source: Uint8Array | FileBytes): Uint8Array {
   }
 }
 
-function ingest(job: Extract<Job, { kind: "ingest" }>, bytes: Uint8Array): Ingested {
-  const text = redact(redactSecretValues(UTF8.decode(bytes), job.secrets))
-  writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
-  const parts = job.runs
-    ? {
-        stdout: prefix(streamText(bytes, job.runs, "stdout"), job.prefixChars),
-        stderr: prefix(streamText(bytes, job.runs, "stderr"), job.prefixChars),
-      }
-    : {}
-  return { output: prefix(text, job.prefixChars), ...parts, chars: text.length, lines: countLines(text) }
+function ingest(job: Extract<Job, { kind: "ingest" }>): Ingested {
+  const source = job.bytes
+  const file = source instanceof Uint8Array ? undefined : source
+  const read = file ? readFileSync(file.path) : (source as Uint8Array)
+  const bytes = file ? read.subarray(0, file.length) : read
+  try {
+    const decoded = UTF8.decode(bytes)
+    const text = redact(redactSecretValues(decoded, job.secrets))
+    // Nothing to redact in a file that holds just the kept bytes: it becomes the spill file as it
+    // is, instead of a second copy of the output encoded and written (memory, issue 19).
+    const asIs =
+      file !== undefined && text === decoded && read.byteLength === bytes.byteLength && !hasBom(bytes)
+    if (!asIs || !linked(file.path, job.file)) writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
+    const parts = job.runs
+      ? {
+          stdout: prefix(streamText(bytes, job.runs, "stdout"), job.prefixChars),
+          stderr: prefix(streamText(bytes, job.runs, "stderr"), job.prefixChars),
+        }
+      : {}
+    return { output: prefix(text, job.prefixChars), ...parts, chars: text.length, lines: countLines(text) }
+  } finally {
+    if (file) rmSync(file.path, { force: true })
+  }
+}
+
+/** A UTF-8 byte order mark, which reading the spill file back would drop (the output keeps it). */
+function hasBom(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+}
+
+/** Gives `from`'s file the name `to` too (one file system, `to` new); the caller removes `from`. */
+function linked(from: string, to: string): boolean {
+  try {
+    linkSync(from, to)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Lines as read_tool_output counts them (a trailing newline does not start another line). */

@@ -11,16 +11,19 @@
 import { writeFileSync } from "node:fs"
 import { ToolCallingLLM } from "../../src/agent/tool-calling-llm.ts"
 import { createChatModel } from "../../src/llm/factory.ts"
+import { configureContainment, currentContainment } from "../../src/tool/containment/index.ts"
 import { ToolExecutor } from "../../src/tool/executor.ts"
 import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import { buildToolsets, parseToolsetFile } from "../../src/toolset/loader.ts"
 import { startFakeProvider } from "../support/fake-provider.ts"
-import { mib, sampleProc } from "./support/proc.ts"
+import { mib, sampleProc, treeRssKb } from "./support/proc.ts"
 import { type BenchReport, emit } from "./support/report.ts"
 import { fmt, median, ratio } from "./support/stats.ts"
 
 const SIZES_MB = [10, 100, 500]
+/** The sandbox helper's process: bun from source, the binary itself when compiled. */
+const HELPER_PROGRAMS = ["bun", "bun.exe", "dupin"]
 const REPS = Number(process.env.BENCH_ROUNDS ?? 3)
 const LINE = `2025-06-01T12:00:00.000Z ERROR [payments-7d9f8b6c5d-x2k4q] upstream connect error or disconnect/reset before headers (503 ms)`
 const COMMAND = `yes '${LINE}' | head -c {{ bytes }}`
@@ -44,9 +47,14 @@ type ChildResult = {
   peakGrowthMiB: number
   sentChars: number
   endsTruncated: boolean
+  containment: string
+  /** The sandbox helper's peak RSS growth (sampled every 10 ms), when tools ran in it. */
+  helperGrowthMiB: number | null
 }
 
 async function child(bytes: number): Promise<ChildResult> {
+  // The default config's containment (serve and ask configure it at start).
+  const containment = configureContainment({ mode: "auto" }).mechanism ?? "none"
   const fake = await startFakeProvider()
   const model = createChatModel({ id: "openai/gpt-4o", apiKey: "bench", apiBase: fake.url, env: {} })
   const executor = new ToolExecutor(buildToolsets(parseToolsetFile(TOOLSET, "bench.yaml")), {
@@ -58,7 +66,14 @@ async function child(bytes: number): Promise<ChildResult> {
   let started = 0
   let reached = 0
   let sent = ""
+  /** The sandbox helper's resident memory, sampled while a run goes (it is a process of its own). */
+  let helperPeakKb = 0
+  const sampleHelper = () => {
+    const pid = currentContainment().pool?.sandboxes[0]?.pid
+    if (pid) helperPeakKb = Math.max(helperPeakKb, treeRssKb(pid, HELPER_PROGRAMS))
+  }
   const once = async (n: number) => {
+    const sampler = setInterval(sampleHelper, 10)
     fake.script({ toolCalls: [{ name: "big_logs", arguments: { bytes: n } }] }, (request) => {
       reached = performance.now()
       const messages = request.body?.messages as Array<{ role: string; content: string }>
@@ -72,12 +87,16 @@ async function child(bytes: number): Promise<ChildResult> {
     ])) {
       if (event.event === "start_tool_calling") started = performance.now()
     }
+    clearInterval(sampler)
     return reached - started
   }
 
   await once(1_000_000) // loads the tokenizer, compiles the schema, warms the JIT
   Bun.gc(true)
   const baseline = sampleProc(process.pid).rssKb
+  const helperPid = currentContainment().pool?.sandboxes[0]?.pid
+  const helperBaseline = helperPid ? treeRssKb(helperPid, HELPER_PROGRAMS) : 0
+  helperPeakKb = helperBaseline
   // "5" resets the peak-RSS mark (Linux ≥ 4.0), so VmHWM from here on is this size's alone.
   writeFileSync("/proc/self/clear_refs", "5")
   const times: number[] = []
@@ -104,6 +123,8 @@ async function child(bytes: number): Promise<ChildResult> {
     floorMs: median(floors),
     baselineRssMiB: mib(baseline),
     peakGrowthMiB: mib(peak - baseline),
+    containment,
+    helperGrowthMiB: helperPid ? mib(helperPeakKb - helperBaseline) : null,
     sentChars: sent.length,
     endsTruncated: sent.endsWith("[TRUNCATED]"),
   }
@@ -127,7 +148,7 @@ async function main(): Promise<BenchReport> {
       `A YAML tool running \`yes '<log line>' | head -c N\` through ToolCallingLLM (instant fake provider), ` +
       `default limits (tool_output_max_bytes 10 MB, 128k window → 19,200-token result budget). Time from ` +
       `start_tool_calling to the next provider request (which carries the truncated result); peak RSS growth = ` +
-      `VmHWM − RSS after warm-up, fresh process per size; median of ${REPS}. Floor: the same command read from a pipe and discarded.`,
+      `VmHWM − RSS after warm-up, fresh process per size; median of ${REPS}. Containment as configured by default (serve and ask configure it at start); the sandbox helper is a process of its own, its RSS sampled every 10 ms. Floor: the same command read from a pipe and discarded.`,
     table: {
       head: [
         "output",
@@ -136,6 +157,8 @@ async function main(): Promise<BenchReport> {
         "ratio to floor",
         "baseline RSS MiB",
         "peak RSS growth MiB",
+        "containment",
+        "sandbox helper peak growth MiB",
         "result chars sent",
         "ends with [TRUNCATED]",
       ],
@@ -146,6 +169,8 @@ async function main(): Promise<BenchReport> {
         fmt(ratio(r.toTruncatedMs, r.floorMs)),
         fmt(r.baselineRssMiB, 0),
         fmt(r.peakGrowthMiB, 1),
+        r.containment,
+        r.helperGrowthMiB === null ? "-" : fmt(r.helperGrowthMiB, 1),
         String(r.sentChars),
         r.endsTruncated ? "yes" : "NO",
       ]),
@@ -153,7 +178,9 @@ async function main(): Promise<BenchReport> {
     targets: [
       {
         claim: "peak RSS growth at 500 MB of tool output",
-        measured: at500 ? `${fmt(at500.peakGrowthMiB, 1)} MiB` : "not measured",
+        measured: at500
+          ? `${fmt(at500.peakGrowthMiB, 1)} MiB (${at500.containment}${at500.helperGrowthMiB === null ? "" : `; the sandbox helper, a process of its own: ${fmt(at500.helperGrowthMiB, 1)} MiB`})`
+          : "not measured",
         target: "≤ 16 MB (issue 19)",
         met: at500 !== undefined && at500.peakGrowthMiB * 1.048576 <= 16,
       },

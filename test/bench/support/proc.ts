@@ -3,7 +3,7 @@
  * catches spikes a sampler would miss; CPU is utime + stime of the process itself (children that
  * were reaped are counted separately, in cutime/cstime).
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
 const CLOCK_TICKS = 100 // sysconf(_SC_CLK_TCK) on every Linux we run on
 
@@ -27,4 +27,29 @@ export function sampleProc(pid: number): ProcSample {
 
 export function mib(kb: number): number {
   return kb / 1024
+}
+
+/**
+ * Resident memory of the processes running one of `programs` (by /proc comm) at or below `pid`,
+ * not counting their own descendants (a fork shares its parent's pages: counted twice otherwise).
+ */
+export function treeRssKb(pid: number, programs: readonly string[]): number {
+  let total = 0
+  const queue = [pid]
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    try {
+      const comm = readFileSync(`/proc/${next}/comm`, "utf8").trim()
+      if (programs.includes(comm)) {
+        total += sampleProc(next).rssKb
+        continue
+      }
+      for (const tid of readdirSync(`/proc/${next}/task`)) {
+        const children = readFileSync(`/proc/${next}/task/${tid}/children`, "utf8").trim()
+        if (children) queue.push(...children.split(" ").map(Number))
+      }
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return total
 }
