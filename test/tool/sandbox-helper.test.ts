@@ -104,35 +104,25 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("the sandbo
     expect(readdirSync(sandbox!.area).filter((name) => name.startsWith("out-"))).toEqual([])
     // Spilled: the helper's file becomes the spill file as it is when nothing needs redacting,
     // and a redacted copy is written when something does.
-    const plain = await runProcess({
-      ...base,
-      maxOutputBytes: 1_000_000,
-      spill: true,
-      argv: [
-        "sh",
-        "-c",
-        "i=0; while [ $i -lt 3000 ]; do printf 'line %05d %0100d\\n' $i 0; i=$((i+1)); done",
-      ],
-    })
-    expect(plain.spill).toBeDefined()
-    const plainText = await plain.spill!.text()
+    /** The spilled text of 3000 lines printed by `format` (a printf format of the line number). */
+    const spilled = async (format: string) => {
+      const run = await runProcess({
+        ...base,
+        maxOutputBytes: 1_000_000,
+        spill: true,
+        argv: ["sh", "-c", `i=0; while [ $i -lt 3000 ]; do printf '${format}' $i; i=$((i+1)); done`],
+      })
+      expect(run.spill).toBeDefined()
+      const text = await run.spill!.text()
+      run.spill!.remove()
+      return text
+    }
+    const plainText = await spilled(`line %05d ${"0".repeat(100)}\\n`)
     expect(plainText.length).toBe(3000 * 112)
     expect(plainText.startsWith(`line 00000 ${"0".repeat(100)}\nline 00001`)).toBe(true)
-    plain.spill!.remove()
-    const secret = await runProcess({
-      ...base,
-      maxOutputBytes: 1_000_000,
-      spill: true,
-      argv: [
-        "sh",
-        "-c",
-        "i=0; while [ $i -lt 3000 ]; do printf 'kind: Secret\\ndata:\\n  password: aHVudGVyMg%05d\\n' $i; i=$((i+1)); done",
-      ],
-    })
-    const secretText = await secret.spill!.text()
+    const secretText = await spilled("kind: Secret\\ndata:\\n  password: aHVudGVyMg%05d\\n")
     expect(secretText).not.toContain("aHVudGVyMg")
     expect(secretText).toContain("password: [REDACTED]")
-    secret.spill!.remove()
     expect(readdirSync(sandbox!.area).filter((name) => name.startsWith("out-"))).toEqual([])
     // A short output still comes in frames: exact too.
     const short = await runProcess({ ...base, argv: ["sh", "-c", "echo a; echo b >&2; echo c"] })
