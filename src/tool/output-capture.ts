@@ -17,12 +17,15 @@ const DECODE_DEADLINE_MS = 60_000
 
 /**
  * Keeps the first `cap` bytes of a run's output in arrival order and counts the rest. The kept
- * bytes live in one buffer that grows in place (a resizable ArrayBuffer: no copy per growth, and
- * only the pages written are resident) and are decoded once, into `output` (off the event loop
- * when long: the buffer is transferred to the worker, so `result` is the capture's last use).
+ * bytes live in one buffer, made at the first byte and doubled as needed (most runs print little
+ * or nothing; a resizable ArrayBuffer reserving `cap` up front was 10 % of serve's CPU under load,
+ * one address-space reservation per run), and are decoded once, into `output` (off the event
+ * loop when long: the buffer is transferred to the worker, so `result` is the capture's last use).
  */
 export class OutputCapture {
-  readonly #buffer: ArrayBuffer
+  #buffer = EMPTY
+  /** `result` handed the buffer on: later bytes are only counted. */
+  #done = false
   #kept = 0
   /** Bytes read in total, kept or not. */
   seen = 0
@@ -35,10 +38,7 @@ export class OutputCapture {
   constructor(
     readonly cap: number,
     private readonly spill = false,
-  ) {
-    const max = Math.max(0, cap)
-    this.#buffer = new ArrayBuffer(Math.min(max, INITIAL_CAPTURE_BYTES), { maxByteLength: max })
-  }
+  ) {}
 
   get full(): boolean {
     return this.#kept >= this.cap
@@ -59,7 +59,7 @@ export class OutputCapture {
     this.seen += chunk.byteLength
     const room = this.cap - this.#kept
     // Past the cap, or after `result` handed the buffer to the worker: counted only.
-    if (room <= 0 || this.#buffer.detached) return
+    if (room <= 0 || this.#done) return
     const bytes = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
     if (this.#file) {
       // A note after an output that went to a file (a memory kill): a few bytes, appended.
@@ -69,9 +69,13 @@ export class OutputCapture {
     }
     const end = this.#kept + bytes.byteLength
     if (end > this.#buffer.byteLength) {
-      this.#buffer.resize(Math.min(this.cap, Math.max(end, this.#buffer.byteLength * 2)))
+      const grown = new Uint8Array(
+        Math.min(this.cap, Math.max(end, this.#buffer.byteLength * 2, INITIAL_CAPTURE_BYTES)),
+      )
+      grown.set(this.#buffer.subarray(0, this.#kept))
+      this.#buffer = grown
     }
-    new Uint8Array(this.#buffer, this.#kept, bytes.byteLength).set(bytes)
+    this.#buffer.set(bytes, this.#kept)
     this.#noteRun(stream, end)
   }
 
@@ -94,9 +98,10 @@ export class OutputCapture {
     // Read before the transfer: a detached buffer's views are empty.
     const seen = this.seen
     const keptBytes = this.#kept
+    this.#done = true
     const kept: Uint8Array | FileBytes = this.#file
       ? { path: this.#file, length: keptBytes }
-      : new Uint8Array(this.#buffer, 0, keptBytes)
+      : this.#buffer.subarray(0, keptBytes)
     const { output, part, spilled } =
       kept instanceof Uint8Array && kept.byteLength <= INLINE_BYTES
         ? decodeHere(kept, this.#runs)
@@ -177,8 +182,9 @@ function soleStream(runs: readonly StreamRun[]): StreamName | undefined {
   return runs.length === 0 ? "stdout" : runs.length === 1 ? runs[0]?.stream : undefined
 }
 
-/** Bytes of the first allocation; most outputs never need more. */
-const INITIAL_CAPTURE_BYTES = 64 * 1024
+/** Bytes of the first allocation at least; most outputs never need more. */
+const INITIAL_CAPTURE_BYTES = 16 * 1024
+const EMPTY = new Uint8Array(0)
 
 /**
  * `stdout` and `stderr` of a capture, decoded on first use: tools read `output` alone, and a
