@@ -6,15 +6,22 @@ import { HelperSandbox } from "./helper-sandbox.ts"
 import type { ContainmentState } from "./index.ts"
 import { privateHomeOf, reexposed, type SandboxView } from "./views.ts"
 
+/**
+ * Which files a view binds back is a few stat and realpath calls; every run asks. The answer is
+ * kept this long per view and KUBECONFIG, so a burst of runs asks the file system once, and a
+ * kubeconfig made meanwhile is seen a second later.
+ */
+const KEY_TTL_MS = 1000
+
 export class SandboxPool {
   readonly #sandboxes = new Map<string, HelperSandbox>()
+  readonly #keys = new Map<string, { key: string; at: number }>()
   #hooked = false
 
   constructor(readonly containment: ContainmentState) {}
 
   get(view: SandboxView, env: Record<string, string>): HelperSandbox {
-    const home = view === "read-only" ? privateHomeOf(this.containment) : null
-    const key = `${view}\u0000${reexposed(env, this.containment, home).join("\u0000")}`
+    const key = this.#key(view, env)
     let sandbox = this.#sandboxes.get(key)
     if (!sandbox) {
       sandbox = new HelperSandbox(this.containment, view, env, this.containment.totalMemoryBytes)
@@ -22,6 +29,19 @@ export class SandboxPool {
       this.#hook()
     }
     return sandbox
+  }
+
+  #key(view: SandboxView, env: Record<string, string>): string {
+    const asked = `${view}\u0000${env.KUBECONFIG ?? ""}`
+    const now = performance.now()
+    const known = this.#keys.get(asked)
+    if (known && now - known.at < KEY_TTL_MS) return known.key
+    const home = view === "read-only" ? privateHomeOf(this.containment) : null
+    const key = `${view}\u0000${reexposed(env, this.containment, home).join("\u0000")}`
+    // Bounded: a distinct KUBECONFIG per run would otherwise grow the map for ever.
+    if (this.#keys.size >= 64) this.#keys.clear()
+    this.#keys.set(asked, { key, at: now })
+    return key
   }
 
   /** The sandboxes started so far (tests, operators). */
