@@ -41,12 +41,14 @@ async function build(
   toolsets: string,
 ): Promise<void> {
   const result = await Bun.build({
-    // The search worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts).
+    // Each worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts,
+    // src/offloop/runner.ts, src/llm/encoder-build.ts, src/toolset/mcp/stdio-transport.ts).
     entrypoints: [
       "./src/main.ts",
       "./src/context/search-worker.ts",
       "./src/offloop/worker.ts",
       "./src/toolset/mcp/stdio-worker.ts",
+      "./src/llm/encoder-worker.ts",
     ],
     compile: {
       ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),

@@ -1,73 +1,76 @@
 /**
- * js-tiktoken's constructor decodes the whole vocabulary (200,000 base64 tokens for o200k_base)
- * in one synchronous run: half a second on an idle machine, several under load, and it ran on the
- * first request's event loop (finding R17: the first chat after start blocked /healthz 0.7 s).
- * This builds the same two maps in slices, giving the event loop a turn every few milliseconds.
- * It fills the instance's own maps (js-tiktoken 1.x keeps them as public-at-runtime fields,
- * `rankMap` keyed by the bytes joined with commas and `textMap` by rank, as its constructor does);
- * test/llm/encoder-build.test.ts checks the result against the library's constructor.
- *
- * `textMap` (rank → bytes) is only read by `decode`, which dupin calls for the few tokens of the
- * piece a cut falls in: it is a view over the vocabulary text the module holds anyway (where each
- * rank's token starts), not 200,000 byte arrays, which saves ~14 MB of resident memory.
+ * Builds an encoding's tokenizer without holding the event loop (finding R17: js-tiktoken's
+ * constructor ran for 0.7 s on the first request's loop and blocked /healthz). A short-lived worker
+ * imports the ranks module, builds the vocabulary's arrays and transfers them back, then ends: the
+ * ranks text (2.3 MB of base64 for o200k_base) and the garbage of parsing it never enter this
+ * thread's heap, and the event loop waits a few milliseconds at most. Where a worker cannot start,
+ * the build runs here, giving the event loop a turn every few milliseconds, except while the ranks
+ * module loads (one block of ~50 ms that cannot be cut).
  */
-import type { Tiktoken, TiktokenBPE } from "js-tiktoken/lite"
+import { log } from "../log.ts"
 import { yieldToLoop } from "../offloop/yield.ts"
+import { BytePairEncoder } from "./bpe.ts"
+import { buildVocabulary, type EncodingName, loadRanks, type Vocabulary } from "./bpe-vocabulary.ts"
+import type { BuildReply } from "./encoder-worker.ts"
 
-/** Tokens decoded between turns of the event loop (about a millisecond of work). */
-const TOKENS_PER_SLICE = 2_000
+class WorkerUnavailable extends Error {}
 
-type Maps = { rankMap: Map<string, number>; textMap: Pick<Map<number, Uint8Array>, "get" | "size"> }
-
-/** `Tiktoken` is passed in: the library loads lazily (tokens.ts), on first use. */
-export async function buildEncoder(
-  Encoder: typeof Tiktoken,
-  ranks: TiktokenBPE,
-  signal?: AbortSignal,
-): Promise<Tiktoken> {
-  // An empty vocabulary: the constructor then only sets the pattern and the special tokens.
-  const encoder = new Encoder({ ...ranks, bpe_ranks: "" })
-  const maps = encoder as unknown as Maps
-  const { rankMap } = maps
-  const source = ranks.bpe_ranks
-  /** Where each rank's base64 token starts in `source`. */
-  const starts: number[] = []
-  let n = 0
-  for (let line = 0; line < source.length; ) {
-    const lineEnd = endOf(source, line, NEWLINE)
-    // `! <offset> <token> <token> …`: tokens are the ranks offset, offset + 1, …
-    const offsetAt = endOf(source, line, SPACE, lineEnd) + 1
-    let at = endOf(source, offsetAt, SPACE, lineEnd) + 1
-    const offset = Number.parseInt(source.slice(offsetAt, at - 1), 10)
-    for (let rank = offset; at < lineEnd; rank++) {
-      const end = endOf(source, at, SPACE, lineEnd)
-      const bytes = Uint8Array.fromBase64(source.slice(at, end))
-      rankMap.set(bytes.join(","), rank)
-      starts[rank] = at
-      at = end + 1
-      if (++n % TOKENS_PER_SLICE === 0) {
-        await yieldToLoop()
-        signal?.throwIfAborted()
-      }
-    }
-    line = lineEnd + 1
+export async function buildEncoder(encoding: EncodingName): Promise<BytePairEncoder> {
+  try {
+    return new BytePairEncoder(await buildInWorker(encoding))
+  } catch (error) {
+    if (!(error instanceof WorkerUnavailable)) throw error
+    log.warn("tokenizer worker unavailable, building the tokenizer on the main thread", {
+      encoding,
+      error: error.message,
+    })
+    return new BytePairEncoder(await buildOnLoop(encoding))
   }
-  maps.textMap = {
-    size: n,
-    get(rank: number): Uint8Array | undefined {
-      const at = starts[rank]
-      return at === undefined ? undefined : Uint8Array.fromBase64(source.slice(at, endOf(source, at, SPACE)))
-    },
-  }
-  return encoder
 }
 
-const NEWLINE = 10
-const SPACE = 32
+/** The vocabulary, built in a worker; throws `WorkerUnavailable` if the worker cannot run. */
+export function buildInWorker(encoding: EncodingName): Promise<Vocabulary> {
+  const { promise, resolve, reject } = Promise.withResolvers<Vocabulary>()
+  let worker: Worker
+  try {
+    worker = new Worker(workerUrl())
+  } catch (error) {
+    throw new WorkerUnavailable(error instanceof Error ? error.message : String(error))
+  }
+  worker.onmessage = (event: MessageEvent<BuildReply>) => {
+    worker.terminate()
+    const reply = event.data
+    if ("error" in reply) reject(new Error(`building the ${encoding} tokenizer: ${reply.error}`))
+    else resolve(reply.vocabulary)
+  }
+  worker.onerror = (event) => {
+    worker.terminate()
+    reject(new WorkerUnavailable(event.message))
+  }
+  // A worker that ends without a word (killed, out of memory) must not leave the build waiting;
+  // after a reply this changes nothing.
+  worker.addEventListener("close", () => reject(new WorkerUnavailable("the worker stopped before replying")))
+  worker.postMessage(encoding)
+  return promise
+}
 
-/** The index of the next `char` (or a newline) at or after `from`, or `limit`. */
-function endOf(text: string, from: number, char: number, limit = text.length): number {
-  let i = from
-  while (i < limit && text.charCodeAt(i) !== char && text.charCodeAt(i) !== NEWLINE) i++
-  return i
+/** The vocabulary, built on this thread a slice at a time (the ranks module stays loaded here). */
+export async function buildOnLoop(encoding: EncodingName): Promise<Vocabulary> {
+  const steps = buildVocabulary(await loadRanks(encoding))
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+    await yieldToLoop()
+  }
+}
+
+/**
+ * In the compiled binary, modules live under /$bunfs/root/ (src/ at build time) and a split
+ * chunk's import.meta.url has lost its folder, so the worker is named by its path under src/, as
+ * build.ts lists it; from source, next to this file.
+ */
+function workerUrl(): string {
+  return import.meta.url.includes("/$bunfs/")
+    ? "./llm/encoder-worker.ts"
+    : new URL("./encoder-worker.ts", import.meta.url).href
 }

@@ -1,22 +1,21 @@
 /**
- * Memoized token counting over js-tiktoken, whose byte-pair merge keys its rank map by
- * `bytes.join(",")` strings and is quadratic per piece (1–4 MB/s). tiktoken splits text with the
- * encoding's pre-tokenizer regex and encodes each piece on its own, so a text's tokens are its
- * pieces' tokens in order: counting piece by piece with a memo gives exactly `encode(text).length`
- * and skips the merge for every piece seen before (tool output repeats indentation, keys, words).
+ * Memoized token counting. tiktoken splits text with the encoding's pre-tokenizer regex and encodes
+ * each piece on its own, so a text's tokens are its pieces' tokens in order: counting piece by
+ * piece with a memo gives exactly `encode(text).length` and skips the merge for every piece seen
+ * before (tool output repeats indentation, keys, words).
  */
-import type { Tiktoken } from "js-tiktoken/lite"
 import type { Slicer } from "../offloop/yield.ts"
+import type { BytePairEncoder } from "./bpe.ts"
 
 /** Longer pieces are encoded each time: rare, and they would bloat the memo. */
 const MAX_MEMO_PIECE = 64
 /** Entries before the memo is dropped and rebuilt: bounds its memory (a few MB) on adversarial text. */
 const MAX_MEMO_ENTRIES = 50_000
 /**
- * The merge is quadratic in a piece's length: a 20,000-letter or 20,000-space piece blocks the
- * event loop for 40 s, and tool output or a pasted blob can hold longer ones. Such pieces are
- * encoded in short slices: exact for ordinary text (no piece this long), and an overestimate of at
- * most one token per slice inside such runs.
+ * The merge is quadratic in a piece's length: a 20,000-letter or 20,000-space piece held the event
+ * loop for 40 s in js-tiktoken and still takes 0.1–1 s in bpe.ts, and tool output or a pasted blob
+ * can hold longer ones. Such pieces are encoded in short slices: exact for ordinary text (no piece
+ * this long), and an overestimate of at most one token per slice inside such runs.
  */
 const LONG_PIECE = 128
 const SLICE = 16
@@ -35,14 +34,11 @@ export class PieceCounter {
   /** Own instance, driven by `lastIndex`: `matchAll` would clone the regex on every call. */
   readonly #pattern: RegExp
 
-  constructor(
-    private readonly encoder: Tiktoken,
-    pattern: string,
-  ) {
-    this.#pattern = new RegExp(pattern, "gu")
+  constructor(private readonly encoder: BytePairEncoder) {
+    this.#pattern = new RegExp(encoder.pattern, "gu")
   }
 
-  /** Tokens of `text`: equal to `encoder.encode(text, [], []).length` unless it holds a long piece. */
+  /** Tokens of `text`: equal to `encoder.encode(text).length` unless it holds a long piece. */
   count(text: string): number {
     const pattern = this.#pattern
     pattern.lastIndex = 0
@@ -97,38 +93,37 @@ export class PieceCounter {
 
   /** Tokens of one piece, sliced as `count` slices it. */
   tokens(piece: string): number[] {
-    if (piece.length <= LONG_PIECE) return this.encode(piece)
+    if (piece.length <= LONG_PIECE) return this.encoder.encodePiece(piece)
     const tokens: number[] = []
     for (const slice of slices(piece)) {
       // Not push(...more): a spread of a huge array overflows the stack.
-      for (const token of this.encode(slice)) tokens.push(token)
+      for (const token of this.encoder.encode(slice)) tokens.push(token)
     }
     return tokens
   }
 
   private countPiece(piece: string): number {
-    if (piece.length > MAX_MEMO_PIECE) {
-      if (piece.length <= LONG_PIECE) return this.encode(piece).length
-      let total = 0
-      for (const slice of slices(piece)) total += this.countPiece(slice)
-      return total
-    }
-    const memo = this.#memo
-    const cached = memo.get(piece)
-    if (cached !== undefined) return cached
-    const n = this.encode(piece).length
-    if (memo.size >= MAX_MEMO_ENTRIES) memo.clear()
-    memo.set(detached(piece), n)
-    return n
+    if (piece.length <= LONG_PIECE) return this.memoized(piece, false)
+    let total = 0
+    for (const slice of slices(piece)) total += this.memoized(slice, true)
+    return total
   }
 
   /**
-   * An empty disallow list: text that happens to contain "<|endoftext|>" (tool output, logs) is
-   * ordinary text to us, not an error. A piece encoded alone splits into itself again, so this is
-   * the piece's share of the whole text's encoding.
+   * A slice of a long piece is split by the regex again, as a text of its own would be; a whole
+   * piece is not (it splits into itself, so the same count, without a second regex run). Both
+   * share the memo: a slice that splits into several pieces is never a piece itself.
    */
-  private encode(text: string): number[] {
-    return this.encoder.encode(text, [], [])
+  private memoized(text: string, slice: boolean): number {
+    const memo = this.#memo
+    const kept = text.length <= MAX_MEMO_PIECE
+    const cached = kept ? memo.get(text) : undefined
+    if (cached !== undefined) return cached
+    const n = slice ? this.encoder.encode(text).length : this.encoder.countPiece(text)
+    if (!kept) return n
+    if (memo.size >= MAX_MEMO_ENTRIES) memo.clear()
+    memo.set(detached(text), n)
+    return n
   }
 }
 

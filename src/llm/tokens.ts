@@ -1,21 +1,22 @@
 /**
- * Token accounting with tiktoken. Exact for OpenAI models, a close estimate for others (their
- * tokenizers are private; o200k_base is the nearest public one). The BPE ranks are megabytes, so
- * they load lazily on first use and once per encoding per process.
+ * Token accounting with tiktoken's encodings. Exact for OpenAI models, a close estimate for others
+ * (their tokenizers are private; o200k_base is the nearest public one). The vocabulary is built
+ * lazily on first use, off the event loop, and once per encoding per process (encoder-build.ts).
  *
- * Counts are cached at three levels, because js-tiktoken's merge is slow (see token-memo.ts): per
- * message object (the agent loop re-counts the whole history after every step, and only the new
- * messages should cost anything), per text of 512+ characters by content (a system prompt rebuilt
- * for every request), and per pre-tokenizer piece. Messages are treated as immutable; a changed
- * message must be a new object (the cache also checks content and tool-call identity).
+ * Counts are cached at three levels: per message object (the agent loop re-counts the whole
+ * history after every step, and only the new messages should cost anything), per text of 512+
+ * characters by content (a system prompt rebuilt for every request), and per pre-tokenizer piece
+ * (token-memo.ts). Messages are treated as immutable; a changed message must be a new object (the
+ * cache also checks content and tool-call identity).
  */
-import type { Tiktoken } from "js-tiktoken/lite"
 import { Slicer } from "../offloop/yield.ts"
+import type { BytePairEncoder } from "./bpe.ts"
+import type { EncodingName } from "./bpe-vocabulary.ts"
 import { buildEncoder } from "./encoder-build.ts"
 import { type Cut, isHighSurrogate, PieceCounter, TextCounts } from "./token-memo.ts"
 import type { ChatMessage, ToolSchema } from "./types.ts"
 
-export type EncodingName = "o200k_base" | "cl100k_base"
+export type { EncodingName }
 
 /** Service-side token counts by role (spec "Metadata object"). */
 export type TokenCounts = {
@@ -51,17 +52,6 @@ export function encodingForModel(id: string): EncodingName {
   return /^gpt-4(-|$)|^gpt-3\.5/.test(name) && !/^gpt-4-?o/.test(name) ? "cl100k_base" : "o200k_base"
 }
 
-async function loadEncoder(encoding: EncodingName): Promise<{ encoder: Tiktoken; pattern: string }> {
-  const { Tiktoken } = await import("js-tiktoken/lite")
-  // Literal specifiers so the bundler embeds the ranks in the compiled binary.
-  const ranks =
-    encoding === "cl100k_base"
-      ? (await import("js-tiktoken/ranks/cl100k_base")).default
-      : (await import("js-tiktoken/ranks/o200k_base")).default
-  // Built in slices: the vocabulary is 200,000 tokens to decode (encoder-build.ts).
-  return { encoder: await buildEncoder(Tiktoken, ranks), pattern: ranks.pat_str }
-}
-
 type MessageCount = { content: number; toolCalls: number; contentRef: unknown; toolCallsRef: unknown }
 
 export class TokenCounter {
@@ -72,8 +62,8 @@ export class TokenCounter {
     const encoding = encodingForModel(id)
     let counter = TokenCounter.counters.get(encoding)
     if (!counter) {
-      counter = loadEncoder(encoding).then(
-        ({ encoder, pattern }) => new TokenCounter(encoding, encoder, new PieceCounter(encoder, pattern)),
+      counter = buildEncoder(encoding).then(
+        (encoder) => new TokenCounter(encoding, encoder, new PieceCounter(encoder)),
       )
       // A failed load must not poison every later call.
       counter.catch(() => TokenCounter.counters.delete(encoding))
@@ -90,7 +80,7 @@ export class TokenCounter {
 
   private constructor(
     readonly encoding: EncodingName,
-    private readonly encoder: Tiktoken,
+    private readonly encoder: BytePairEncoder,
     private readonly pieces: PieceCounter,
   ) {}
 
@@ -113,11 +103,11 @@ export class TokenCounter {
 
   /**
    * Counts the messages not counted yet, so later `tally` calls find them cached, without holding
-   * the event loop: the tokenizer's merge runs at about 1 MB/s of distinct text, and a client's
-   * `conversation_history` of 18 MB held /healthz for 23 s (finding R2). The newest messages are
-   * counted exactly, a slice at a time, up to `exactChars` characters (a window's worth: more
-   * cannot be sent anyway); older ones are estimated from their length. Call it before the loop's
-   * synchronous counting of a history that came from outside.
+   * the event loop: a client's `conversation_history` of 18 MB held /healthz for 23 s (finding R2,
+   * with js-tiktoken at about 1 MB/s), and at bpe.ts's 20 MB/s it would still hold it for a second.
+   * The newest messages are counted exactly, a slice at a time, up to `exactChars` characters (a
+   * window's worth: more cannot be sent anyway); older ones are estimated from their length. Call
+   * it before the loop's synchronous counting of a history that came from outside.
    */
   async prime(messages: readonly ChatMessage[], exactChars: number, signal?: AbortSignal): Promise<void> {
     const slicer = new Slicer(signal)
