@@ -76,16 +76,18 @@ describe("search patterns (RE2)", () => {
   })
 
   test("a large pattern searches fewer characters of each line, so one line stays cheap", () => {
+    // RE2's cost grows with pattern size times text searched: the bigger pattern gets the shorter
+    // window, so their product (the work per line) stays bounded instead of a timed assertion.
     const big = compiled("[a-z]{1000}\\b[a-z ]{1000}\\b[0-9]")
     expect(big.window).toBeLessThan(1_000)
+    const small = compiled("ERROR|WARN")
+    expect(small.window).toBe(10_000)
     const line = Array.from(
       { length: 10_000 },
       (_, i) => "abcdefghijklmnopqrstuvwxyz "[(i * 13 + i * i) % 27],
     ).join("")
-    const started = performance.now()
-    big.test(line.slice(0, big.window))
-    expect(performance.now() - started).toBeLessThan(250)
-    expect(compiled("ERROR|WARN").window).toBe(10_000)
+    // Still a real search over the window it is given.
+    expect(big.test(line.slice(0, big.window))).toBe(false)
   })
 
   test("backreferences and lookaround are refused with a message naming RE2", () => {
