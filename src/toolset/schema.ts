@@ -10,7 +10,7 @@ import { BOOLEAN_FORMS, booleanForm } from "../config/booleans.ts"
 import { assertValid } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit } from "../tool/parameter.ts"
-import { CommandTemplate, TemplateError } from "../tool/template.ts"
+import { CommandTemplate, type Placeholder, TemplateError } from "../tool/template.ts"
 import { ConfigProblems } from "./config-problems.ts"
 import {
   type ParameterBody,
@@ -41,6 +41,12 @@ export type ToolDefinition = {
    * successful run (the tool's own, else its toolset's).
    */
   outputFilter?: string
+  /**
+   * The command's placeholders (CommandTemplate.placeholders), found when the file was checked:
+   * present, the command passed every template check with these parameters, so building the tool
+   * need not check it again (the binary's built-in definitions were checked by `bun run build`).
+   */
+  placeholders?: Placeholder[]
 }
 
 export type ToolsetDefinition = {
@@ -215,6 +221,7 @@ function toolDefinition(
     requiresApproval: body.requires_approval ?? false,
     ...(body.host_view ? { hostView: true } : {}),
     ...(filter?.trim() ? { outputFilter: filter } : {}),
+    placeholders: template.placeholders(),
   }
 }
 
