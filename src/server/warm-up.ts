@@ -3,12 +3,14 @@ import { log } from "../log.ts"
 import { startIdleWorker } from "../offloop/runner.ts"
 import { Slicer } from "../offloop/yield.ts"
 import type { Runtime } from "../runtime/runtime.ts"
+import { compileChatRequest } from "./chat-request.ts"
 
 /**
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
  * blocked /healthz 0.7 s), done in the background right after listening, while the toolsets'
  * prerequisites still run (before /readyz is 200, usually): load the provider SDK (one module
- * load), build the default model's tokenizer (a slice at a time, llm/encoder-build.ts) and count
+ * load), compile the chat request's schema, build the default model's tokenizer (a slice at a
+ * time, llm/encoder-build.ts) and count
  * the tool definitions once (a slice at a time; later counts hit the piece memo), and start one
  * off-loop worker (src/offloop/). The module load
  * is one block of the event loop that cannot be cut; it happens here, before traffic usually
@@ -25,6 +27,7 @@ export function warmUpLater(runtime: Runtime): void {
 async function warmUp(runtime: Runtime): Promise<void> {
   const started = performance.now()
   startIdleWorker()
+  compileChatRequest()
   // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
   const model = runtime.model()
   const counter = await TokenCounter.forModel(model.info.id)

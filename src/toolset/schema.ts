@@ -5,9 +5,8 @@
  * parse, regular expressions that compile) is checked here after it, with the same message form.
  * HolmesGPT's keys that dupin does not act on are accepted and reported.
  */
-import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { BOOLEAN_FORMS, booleanForm } from "../config/booleans.ts"
-import { assertValid } from "../config/validate.ts"
+import { assertValid, schemaCheck } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit } from "../tool/parameter.ts"
 import { CommandTemplate, type Placeholder, TemplateError } from "../tool/template.ts"
@@ -75,8 +74,8 @@ export type ToolsetDefinition = {
 /** OpenAI's rule for function names; every provider accepts it. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
-const checkFile = TypeCompiler.Compile(ToolsetFileSchema)
-const checkMap = TypeCompiler.Compile(ToolsetsMapSchema)
+const checkFile = schemaCheck(ToolsetFileSchema)
+const checkMap = schemaCheck(ToolsetsMapSchema)
 
 /** Validates a whole toolset file's content (already parsed from YAML). */
 export function parseToolsetDocument(value: unknown, fileName: string): ToolsetDefinition[] {
