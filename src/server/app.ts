@@ -68,14 +68,14 @@ export function createApp(config: Config, options: AppOptions = {}) {
     ttlSeconds: config.server.approvalTtl,
     ...(options.now ? { now: options.now } : {}),
   })
-  // Prerequisite checks spawn processes (~20 ms of synchronous spawning): start them once the
-  // caller's synchronous setup is done, so `startServer` binds the port first.
+  // Prerequisite checks spawn processes (~20 ms of synchronous spawning): start them on the loop's
+  // next turn, so `startServer` binds the port first and a probe that came meanwhile is answered.
   let readiness: Readiness | undefined
   const ready = () => {
     readiness ??= new Readiness(runtime)
     return readiness
   }
-  queueMicrotask(ready)
+  setImmediate(ready)
   const requests = new WeakMap<Request, RequestInfo>()
   const consoleOn = options.console ?? config.server.console
 
