@@ -9,9 +9,10 @@ import { compileChatRequest } from "./chat-request.ts"
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
  * blocked /healthz 0.7 s), done in the background once the port is bound, while the toolsets'
  * prerequisites still run: start one off-loop worker (src/offloop/), compile the chat request's
- * schema, load the provider SDK, build the default model's tokenizer and count the tool
- * definitions once (both a slice at a time, llm/encoder-build.ts; later counts hit the piece
- * memo). One step per turn of the event loop: a probe or request that arrives meanwhile waits for the step under way (the
+ * schema, load the chat route and the engine (app.ts and runtime.ts load them lazily), load the
+ * provider SDK, build the default model's tokenizer and count the tool definitions once (both a
+ * slice at a time, llm/encoder-build.ts; later counts hit the piece memo). One step per turn of
+ * the event loop: a probe or request that arrives meanwhile waits for the step under way (the
  * SDK's module load, ~25 ms, is the longest and cannot be cut), never for the whole warm-up.
  * /readyz does not wait for it.
  */
@@ -27,9 +28,10 @@ async function warmUp(runtime: Runtime): Promise<void> {
   startIdleWorker()
   await yieldToLoop()
   compileChatRequest()
+  await import("./routes/chat.ts")
   await yieldToLoop()
   // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
-  const model = runtime.model()
+  const { model } = runtime.engine()
   await yieldToLoop()
   const counter = await TokenCounter.forModel(model.info.id)
   const slicer = new Slicer()
