@@ -8,13 +8,13 @@ import { compileChatRequest } from "./chat-request.ts"
 /**
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
  * blocked /healthz 0.7 s), done in the background once the port is bound, while the toolsets'
- * prerequisites still run: start one off-loop worker (src/offloop/), compile the chat request's
- * schema, load the chat route and the engine (app.ts and runtime.ts load them lazily), load the
- * provider SDK, build the default model's tokenizer and count the tool definitions once (both a
- * slice at a time, llm/encoder-build.ts; later counts hit the piece memo). One step per turn of
- * the event loop: a probe or request that arrives meanwhile waits for the step under way (the
- * SDK's module load, ~25 ms, is the longest and cannot be cut), never for the whole warm-up.
- * /readyz does not wait for it.
+ * prerequisites still run: load the provider SDK, start building the default model's tokenizer
+ * (the longest step, a slice at a time: llm/encoder-build.ts), start one off-loop worker
+ * (src/offloop/), compile the chat request's schema, load the chat route and the engine (app.ts
+ * and runtime.ts load them lazily), then count the tool definitions once (later counts hit the
+ * piece memo). One step per turn of the event loop: a probe or request that arrives meanwhile
+ * waits for the step under way (the SDK's module load, ~25 ms, is the longest and cannot be cut),
+ * never for the whole warm-up. /readyz does not wait for it.
  */
 export function warmUpLater(runtime: Runtime): void {
   warmUp(runtime).catch(() => {
@@ -25,15 +25,19 @@ export function warmUpLater(runtime: Runtime): void {
 async function warmUp(runtime: Runtime): Promise<void> {
   const started = performance.now()
   await yieldToLoop()
+  // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
+  const model = runtime.model()
+  const tokenizer = TokenCounter.forModel(model.info.id)
+  // Not lost if a later step throws: the first chat awaits the same build.
+  tokenizer.catch(() => {})
+  await yieldToLoop()
   startIdleWorker()
   await yieldToLoop()
   compileChatRequest()
   await import("./routes/chat.ts")
   await yieldToLoop()
-  // Throws when no model is configured: /readyz says so, and nothing is to be warmed.
-  const { model } = runtime.engine()
-  await yieldToLoop()
-  const counter = await TokenCounter.forModel(model.info.id)
+  runtime.engine()
+  const counter = await tokenizer
   const slicer = new Slicer()
   for (const schema of runtime.executor.schemas()) {
     await counter.countTextSliced(JSON.stringify(schema.function), slicer)
