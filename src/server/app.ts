@@ -190,7 +190,7 @@ export type App = ReturnType<typeof createApp>
 /**
  * The modules of the chat, AG-UI and alert routes load with their first request (serve's warm-up
  * loads the chat route's), not before the port is bound: they bring the engine's callers and the
- * alert face, ~25 ms of a start. The alert routes are registered when the app is built, so theirs
+ * alert face. The alert routes are registered when the app is built, so theirs
  * is a synchronous load (Bun's require of an ES module), done only when alerts are on.
  */
 function alertRoutes(): typeof import("./routes/alerts.ts") {
