@@ -73,8 +73,9 @@ export class AnswerView {
       await write(safe.endsWith("\n") ? safe : `${safe}\n`)
       return
     }
-    // The renderer (marked-terminal, with highlight.js's ~190 language modules: ~40 ms to load)
-    // loads with the first answer shown on a terminal; a pipe never needs it.
+    // The renderer (marked-terminal with highlight.js's ~190 language modules, parse5 and
+    // emojilib: ~2 MB, ~100 ms to load) loads with the first answer shown on a terminal; a pipe
+    // never needs it.
     const body = facts.render
       ? (await import("../render/markdown.ts")).renderMarkdown(safe, Math.min(facts.columns(), 120))
       : ensureNewline(safe)

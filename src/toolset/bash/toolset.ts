@@ -1,3 +1,7 @@
+/**
+ * The `bash` toolset and its registry entry. Building it loads neither the command grammar nor
+ * the policy: BashTool loads them with its first command (bash-tool.ts).
+ */
 import { Type } from "@sinclair/typebox"
 import { Toolset, ToolsetTag } from "../../tool/toolset.ts"
 import type { ToolsetFactory } from "../kind.ts"
