@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs"
-import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { parseDocument } from "yaml"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { type ConfigFile, ConfigFileSchema } from "./schema.ts"
-import { assertValid } from "./validate.ts"
+import { assertValid, schemaCheck } from "./validate.ts"
 
-const check = TypeCompiler.Compile(ConfigFileSchema)
+const check = schemaCheck(ConfigFileSchema)
 
 /** Reads and validates a config file. Every error names the file, the key path and the expected form. */
 export function readConfigFile(path: string): ConfigFile {

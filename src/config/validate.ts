@@ -1,6 +1,6 @@
 import { Kind, type TSchema } from "@sinclair/typebox"
 import type { TypeCheck } from "@sinclair/typebox/compiler"
-import { type ValueError, ValueErrorType } from "@sinclair/typebox/value"
+import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value"
 import { ConfigError } from "../errors.ts"
 import { BOOLEAN_FORMS, normalizeBooleans } from "./booleans.ts"
 import { closestKey } from "./did-you-mean.ts"
@@ -11,8 +11,25 @@ export type Origin = { file?: string | undefined; base?: string | undefined }
 /** Errors listed in one ConfigError; the rest are counted ("and 3 more"). */
 export const MAX_REPORTED_ERRORS = 20
 
+/** What assertValid needs of a schema: a compiled TypeCheck, or `schemaCheck`'s. */
+export type SchemaCheck<T extends TSchema> = Pick<TypeCheck<T>, "Schema" | "References" | "Check" | "Errors">
+
 /**
- * Checks a value read from an operator's file against its compiled TypeBox schema and throws a
+ * A schema checked by walking it (TypeBox's Value) rather than compiled: for what is checked a few
+ * times per process (a config file, a toolset file, an override), where compiling costs 10-20 ms
+ * at start and walking well under one. The results and errors are the compiled check's.
+ */
+export function schemaCheck<T extends TSchema>(schema: T, references: TSchema[] = []): SchemaCheck<T> {
+  return {
+    Schema: () => schema,
+    References: () => references,
+    Check: (value): value is T["static"] => Value.Check(schema, references, value),
+    Errors: (value) => Value.Errors(schema, references, value),
+  }
+}
+
+/**
+ * Checks a value read from an operator's file against its TypeBox schema and throws a
  * ConfigError listing every problem (one line each, up to MAX_REPORTED_ERRORS) with the file, the
  * key path and the expected form. The config file, toolset files and `toolsets:` overrides all
  * report through here, so their messages read alike. A schema may carry `expected` (e.g. "a
@@ -22,7 +39,7 @@ export const MAX_REPORTED_ERRORS = 20
  * case), so pass a value this load owns (freshly parsed YAML, or a copy).
  */
 export function assertValid<T extends TSchema>(
-  check: TypeCheck<T>,
+  check: SchemaCheck<T>,
   value: unknown,
   origin: Origin,
 ): asserts value is T["static"] {

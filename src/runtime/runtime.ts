@@ -5,7 +5,8 @@
  * toolsets (MCP connections included), the tool executor, the runbook catalog, the chat models and
  * one engine per model.
  */
-import { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
+import { createEngine } from "../agent/create-engine.ts"
+import type { ToolCallingLLM } from "../agent/tool-calling-llm.ts"
 import type { Config } from "../config/config.ts"
 import { createChatModel } from "../llm/model-factory.ts"
 import type { ChatModel } from "../llm/types.ts"
@@ -94,7 +95,7 @@ export function createRuntime(config: Config): Runtime {
       const chosen = model(name, options)
       let engine = engines.get(chosen.name)
       if (!engine) {
-        engine = new ToolCallingLLM({
+        engine = createEngine({
           model: chosen,
           toolExecutor: tools(),
           maxSteps: config.maxSteps,

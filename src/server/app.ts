@@ -4,8 +4,6 @@ import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime, type Runtime } from "../runtime/runtime.ts"
-import { parseRunAgentInput } from "./agui/input.ts"
-import { handleAgui } from "./agui/route.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
@@ -13,8 +11,7 @@ import { parseChatRequest, withoutNulls } from "./chat-request.ts"
 import { errorResponse, jsonResponse } from "./errors.ts"
 import { modelAvailability } from "./model-availability.ts"
 import { refuseOwnProcess } from "./own-process-refusal.ts"
-import { alertRoutes } from "./routes/alerts.ts"
-import { handleChat } from "./routes/chat.ts"
+import type { ChatDeps } from "./routes/chat.ts"
 import { consoleAsset, consoleIndex, isConsolePath } from "./routes/console.ts"
 import { info, Readiness, readyz } from "./routes/ops.ts"
 import { ActiveRuns, ServerShuttingDown } from "./runs.ts"
@@ -68,18 +65,18 @@ export function createApp(config: Config, options: AppOptions = {}) {
     ttlSeconds: config.server.approvalTtl,
     ...(options.now ? { now: options.now } : {}),
   })
-  // Prerequisite checks spawn processes (~20 ms of synchronous spawning): start them once the
-  // caller's synchronous setup is done, so `startServer` binds the port first.
+  // Prerequisite checks spawn processes (~20 ms of synchronous spawning): start them on the loop's
+  // next turn, so `startServer` binds the port first and a probe that came meanwhile is answered.
   let readiness: Readiness | undefined
   const ready = () => {
     readiness ??= new Readiness(runtime)
     return readiness
   }
-  queueMicrotask(ready)
+  setImmediate(ready)
   const requests = new WeakMap<Request, RequestInfo>()
   const consoleOn = options.console ?? config.server.console
 
-  const chatDeps = {
+  const chatDeps: ChatDeps = {
     runtime,
     signer,
     metrics,
@@ -173,17 +170,32 @@ export function createApp(config: Config, options: AppOptions = {}) {
       )
       // No Elysia body schema: it would coerce (a string becomes a list of its characters).
       // parseChatRequest is the one type check, before any semantic one.
-      .post("/api/chat", ({ body, request }) => handleChat(parseChatRequest(body), request, chatDeps))
+      .post("/api/chat", async ({ body, request }) => {
+        const input = parseChatRequest(body)
+        return (await import("./routes/chat.ts")).handleChat(input, request, chatDeps)
+      })
       .use(consoleRoutes(consoleOn))
-      .use(options.alerts ? alertRoutes(options.alerts) : new Elysia())
+      .use(options.alerts ? alertRoutes().alertRoutes(options.alerts) : new Elysia())
       // AG-UI 1.0 (CONTRACT §11): same auth, same engine, AG-UI's events.
-      .post("/api/agui", ({ body, request }) =>
-        handleAgui(parseRunAgentInput(body), request, { ...chatDeps, authToken: config.server.authToken }),
-      )
+      .post("/api/agui", async ({ body, request }) => {
+        const input = (await import("./agui/input.ts")).parseRunAgentInput(body)
+        const deps = { ...chatDeps, authToken: config.server.authToken }
+        return (await import("./agui/route.ts")).handleAgui(input, request, deps)
+      })
   )
 }
 
 export type App = ReturnType<typeof createApp>
+
+/**
+ * The modules of the chat, AG-UI and alert routes load with their first request (serve's warm-up
+ * loads the chat route's), not before the port is bound: they bring the engine's callers and the
+ * alert face. The alert routes are registered when the app is built, so theirs
+ * is a synchronous load (Bun's require of an ES module), done only when alerts are on.
+ */
+function alertRoutes(): typeof import("./routes/alerts.ts") {
+  return require("./routes/alerts.ts")
+}
 
 /** `GET /` and its assets (CONTRACT §9); nothing at all when the console is off, so `/` is a 404. */
 function consoleRoutes(on: boolean) {

@@ -47,10 +47,15 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
 
   logStart(config, server.url)
   logContainment()
-  // The read-only view's sandbox starts now, not in the first conversation's first tool call.
-  warmToolSandbox(server.runtime.executor.options.env)
   logModelProblems(modelReadiness(config))
-  void logToolsetStatus(server.runtime)
+  // Each on a turn of the event loop of its own (a probe that came with the bind is answered
+  // first; their spawns take ~10 ms each): the read-only view's sandbox starts now, not in the
+  // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
+  // they run beside the warm-up (warm-up.ts).
+  setImmediate(() => {
+    warmToolSandbox(server.runtime.executor.options.env)
+    setImmediate(() => void logToolsetStatus(server.runtime))
+  })
 
   await new Promise<void>((resolve) => {
     let stopping = false

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { AlertService } from "../alerts/service.ts"
+import { createAlertService } from "../alerts/create-service.ts"
 import type { Config } from "../config/config.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
@@ -85,7 +85,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   runtime.executor
   const runs = new ActiveRuns()
   const metrics = new ServerMetrics()
-  const alerts = config.alerts.enabled ? new AlertService(runtime, metrics.registry) : undefined
+  const alerts = config.alerts.enabled ? createAlertService(runtime, metrics.registry) : undefined
   const app = createApp(config, {
     runtime,
     runs,

@@ -2,11 +2,16 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import type { StoreSettings } from "../config/alerts.ts"
 import { type Env, expandEnv } from "../config/env.ts"
-import { SqlInvestigationStore } from "./sql-store.ts"
+import type { SqlInvestigationStore } from "./sql-store.ts"
 import type { InvestigationStore } from "./store.ts"
 
-/** Opens (and migrates) the configured store: SQLite at `store.path`, or PostgreSQL at `store.url`. */
+/**
+ * Opens (and migrates) the configured store: SQLite at `store.path`, or PostgreSQL at `store.url`.
+ * The SQL store (and Bun's SQL client with it, ~10 ms of a start) loads here, not with `serve`:
+ * most servers have no alert intake.
+ */
 export async function openStore(settings: StoreSettings, env: Env): Promise<InvestigationStore> {
+  const { SqlInvestigationStore } = await import("./sql-store.ts")
   let store: SqlInvestigationStore
   if (settings.engine === "postgres") {
     store = SqlInvestigationStore.postgres(expandEnv(settings.url, env, "store.url"))

@@ -21,7 +21,7 @@ import {
   parseToolsetFileWithServers,
   type ToolsetDefinition,
 } from "./loader.ts"
-import { type McpServerSource, mcpToolsetFactories } from "./mcp/index.ts"
+import type { McpServerSource } from "./mcp/index.ts"
 import { applyOverride, isOverride, overrideOf, parseOverride } from "./override.ts"
 import { CODE_TOOLSETS } from "./registry.ts"
 
@@ -71,14 +71,16 @@ export function assembleToolsets(
   let toolsets: Toolset[] = []
   const servers = mcpSources(sources.mcpServers, configFileName, files)
   const mcp =
-    problems.attempt(() =>
-      mcpToolsetFactories(
-        servers,
-        sources.context.env,
-        new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
-        () => toolsets,
-      ),
-    ) ?? []
+    servers.length === 0
+      ? []
+      : (problems.attempt(() =>
+          mcpKind().mcpToolsetFactories(
+            servers,
+            sources.context.env,
+            new Set([...builtin.map((d) => d.name), ...factories.map((f) => f.name)]),
+            () => toolsets,
+          ),
+        ) ?? [])
   // With a broken server entry the servers' names still are not YAML toolsets: their
   // `toolsets.<server>` switches must not add "unknown toolset" to the report.
   const serverNames = servers.flatMap((s) => (isRecord(s.servers) ? Object.keys(s.servers) : []))
@@ -148,6 +150,14 @@ function createCodeToolset(
   // config error naming file and key path); the toolset keeps it for its own checks.
   if (!toolset.configClasses.includes(factory.configSchema)) toolset.configClasses.push(factory.configSchema)
   return toolset
+}
+
+/**
+ * The MCP kind (toolset/mcp/), loaded when a config or toolset file names a server: its entry
+ * schema alone costs ~15 ms of every start to compile, and most configs have no MCP server.
+ */
+function mcpKind(): typeof import("./mcp/index.ts") {
+  return require("./mcp/index.ts")
 }
 
 function mcpSources(

@@ -8,7 +8,7 @@ import { ConfigError } from "../errors.ts"
 import { log } from "../log.ts"
 import { ToolParameter } from "../tool/parameter.ts"
 import { EnvPrerequisite, type Prerequisite } from "../tool/prerequisite.ts"
-import { CommandTemplate } from "../tool/template.ts"
+import { templatePlaceholders } from "../tool/template.ts"
 import { Toolset } from "../tool/toolset.ts"
 import { toolsetCommandEnv, warnEmptyReferences } from "./command-env.ts"
 import { CommandPrerequisite } from "./command-prerequisite.ts"
@@ -163,7 +163,8 @@ function buildTool(
 ): YamlTool {
   const parameters: Record<string, ToolParameter> = {}
   for (const [name, init] of Object.entries(definition.parameters)) parameters[name] = new ToolParameter(init)
-  for (const placeholder of new CommandTemplate(definition.command).placeholders()) {
+  const placeholders = definition.placeholders ?? templatePlaceholders(definition.command)
+  for (const placeholder of placeholders) {
     parameters[placeholder.name] ??= new ToolParameter({ type: "string", required: !placeholder.optional })
   }
   return new YamlTool({
@@ -178,6 +179,9 @@ function buildTool(
     requiresApproval: definition.requiresApproval,
     programs: definition.programs,
     config,
+    // Checked when the file was parsed: the bash analysis of each command (~5 ms a tool, most of
+    // a start's toolset build) then waits for the tool's first call.
+    ...(definition.placeholders ? { checked: true } : {}),
   })
 }
 

@@ -3,8 +3,7 @@
  * `enabled` and `config` adjusts it; the later source wins key by key.
  */
 import { type TSchema, Type } from "@sinclair/typebox"
-import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler"
-import { assertValid, type Origin } from "../config/validate.ts"
+import { assertValid, type Origin, schemaCheck } from "../config/validate.ts"
 import type { ToolsetSettings } from "./kind.ts"
 import type { ToolsetDefinition } from "./schema.ts"
 
@@ -19,7 +18,7 @@ export const ToolsetOverrideSchema = Type.Object(
   { additionalProperties: false },
 )
 
-const checkOverride = TypeCompiler.Compile(ToolsetOverrideSchema)
+const checkOverride = schemaCheck(ToolsetOverrideSchema)
 
 /**
  * Validates a raw `toolsets.<name>` entry of a toolset built in code, and its `config` against
@@ -33,7 +32,7 @@ export function parseOverride(value: unknown, origin: Origin, configSchema?: TSc
   assertValid(checkOverride, value, origin)
   if (configSchema && value.config !== undefined && value.enabled !== false) {
     const config = structuredClone(value.config)
-    assertValid(compiled(configSchema), config, { ...origin, base: `${origin.base ?? "toolsets"}.config` })
+    assertValid(schemaCheck(configSchema), config, { ...origin, base: `${origin.base ?? "toolsets"}.config` })
     return { ...value, config }
   }
   return value
@@ -50,17 +49,6 @@ export function overrideOf(definition: ToolsetDefinition, configSchema?: TSchema
     { file: definition.fileName, base: `toolsets.${definition.name}` },
     configSchema,
   )
-}
-
-const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
-
-function compiled(schema: TSchema): TypeCheck<TSchema> {
-  let check = checks.get(schema)
-  if (!check) {
-    check = TypeCompiler.Compile(schema)
-    checks.set(schema, check)
-  }
-  return check
 }
 
 /** Whether a parsed entry only adjusts a toolset defined elsewhere. */

@@ -4,7 +4,7 @@
  * override merge need no change. YAML toolsets come from toolsets/*.yaml (builtin/sources.ts).
  */
 
-import { bashToolset } from "./bash/index.ts"
+import { bashToolset } from "./bash/toolset.ts"
 import { internetToolset } from "./internet/index.ts"
 import type { ToolsetFactory } from "./kind.ts"
 import { prometheusToolset } from "./prometheus/index.ts"

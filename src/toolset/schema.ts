@@ -5,12 +5,11 @@
  * parse, regular expressions that compile) is checked here after it, with the same message form.
  * HolmesGPT's keys that dupin does not act on are accepted and reported.
  */
-import { TypeCompiler } from "@sinclair/typebox/compiler"
 import { BOOLEAN_FORMS, booleanForm } from "../config/booleans.ts"
-import { assertValid } from "../config/validate.ts"
+import { assertValid, schemaCheck } from "../config/validate.ts"
 import { ConfigError } from "../errors.ts"
 import type { ToolParameterInit } from "../tool/parameter.ts"
-import { CommandTemplate, TemplateError } from "../tool/template.ts"
+import { CommandTemplate, type Placeholder, TemplateError } from "../tool/template.ts"
 import { ConfigProblems } from "./config-problems.ts"
 import {
   type ParameterBody,
@@ -41,6 +40,12 @@ export type ToolDefinition = {
    * successful run (the tool's own, else its toolset's).
    */
   outputFilter?: string
+  /**
+   * The command's placeholders (CommandTemplate.placeholders), found when the file was checked:
+   * present, the command passed every template check with these parameters, so building the tool
+   * need not check it again (the binary's built-in definitions were checked by `bun run build`).
+   */
+  placeholders?: Placeholder[]
 }
 
 export type ToolsetDefinition = {
@@ -69,8 +74,8 @@ export type ToolsetDefinition = {
 /** OpenAI's rule for function names; every provider accepts it. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
-const checkFile = TypeCompiler.Compile(ToolsetFileSchema)
-const checkMap = TypeCompiler.Compile(ToolsetsMapSchema)
+const checkFile = schemaCheck(ToolsetFileSchema)
+const checkMap = schemaCheck(ToolsetsMapSchema)
 
 /** Validates a whole toolset file's content (already parsed from YAML). */
 export function parseToolsetDocument(value: unknown, fileName: string): ToolsetDefinition[] {
@@ -215,6 +220,7 @@ function toolDefinition(
     requiresApproval: body.requires_approval ?? false,
     ...(body.host_view ? { hostView: true } : {}),
     ...(filter?.trim() ? { outputFilter: filter } : {}),
+    placeholders: template.placeholders(),
   }
 }
 

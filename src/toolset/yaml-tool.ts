@@ -27,15 +27,21 @@ export type YamlToolInit = {
   hostView?: boolean
   /** HolmesGPT's `additional_instructions`: a shell command the output of a successful run is piped through. */
   outputFilter?: string
+  /**
+   * The command already passed the template checks with these parameters (a toolset file's
+   * definition, toolset/schema.ts): the template is built at its first use, not here.
+   */
+  checked?: boolean
 }
 
 /** A tool defined in a YAML toolset: a command template run by the shell with values as data. */
 export class YamlTool extends Tool {
-  readonly template: CommandTemplate
   readonly needsApproval: boolean
   readonly programs: Readonly<Record<string, ProgramKind>>
   readonly #config: Readonly<Record<string, unknown>>
   readonly #passEnv: Readonly<Record<string, string>>
+  readonly #command: string
+  #template: CommandTemplate | undefined
   readonly outputFilter: string | undefined
   /**
    * Declared by the toolset (`host_view: true`). The containment does not act on it yet: it needs
@@ -45,7 +51,7 @@ export class YamlTool extends Tool {
   /** `runProcess` kills the group at the deadline and keeps what was printed. */
   protected override readonly timeoutOwner = "process"
 
-  /** Throws TemplateError when the command template cannot be parsed. */
+  /** Throws TemplateError when the command template cannot be parsed (unless `checked`). */
   constructor(init: YamlToolInit) {
     super({
       name: init.name,
@@ -53,16 +59,27 @@ export class YamlTool extends Tool {
       parameters: init.parameters,
       timeout: init.timeout,
     })
-    this.template = new CommandTemplate(init.command, {
-      parameterType: (name) => this.parameters[name]?.type,
-      parameterProgram: (name) => init.programs?.[name],
-    })
+    this.#command = init.command
     this.needsApproval = init.requiresApproval ?? false
     this.programs = init.programs ?? {}
     this.#config = init.config ?? {}
     this.#passEnv = init.passEnv ?? {}
     this.outputFilter = init.outputFilter
     this.hostView = init.hostView ?? false
+    if (!init.checked) this.#template = this.#parse()
+  }
+
+  /** The parsed command template; a checked one is parsed here, at its first use. */
+  get template(): CommandTemplate {
+    this.#template ??= this.#parse()
+    return this.#template
+  }
+
+  #parse(): CommandTemplate {
+    return new CommandTemplate(this.#command, {
+      parameterType: (name) => this.parameters[name]?.type,
+      parameterProgram: (name) => this.programs[name],
+    })
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {

@@ -212,6 +212,24 @@ describe("parseToolsetFile", () => {
   })
 })
 
+describe("buildToolsets from checked definitions", () => {
+  // The binary inlines the built-in definitions as JSON (build.ts) and builds their tools at every
+  // start without checking each command with bash again: the placeholders found at parse time
+  // must survive that trip, and a tool must still refuse what its template refuses.
+  test("definitions through JSON build the same tools, which render and refuse as before", () => {
+    const parsed = parseToolsetFile(VALID, "demo.yaml")
+    const [direct] = buildToolsets(parsed)
+    const [inlined] = buildToolsets(JSON.parse(JSON.stringify(parsed)))
+    const get = inlined!.tools[0] as YamlTool
+    expect(get.parameters).toEqual(direct!.tools[0]!.parameters)
+    expect(get.parameters.ns).toMatchObject({ type: "string", required: false })
+    const rendered = get.render({ kind: "pods", ns: "web", lines: 5 })
+    expect(rendered.env).toMatchObject({ DUPIN_P_kind: "pods", DUPIN_P_ns: "web", DUPIN_P_lines: "5" })
+    expect(rendered.display).toBe("kubectl get pods -n web --chunk-size 5")
+    expect(() => get.render({ kind: "--all", lines: 5 })).toThrow(/starts with "-"/)
+  })
+})
+
 describe("mergeToolsetSources", () => {
   const builtin = parseToolsetFile(VALID, "builtin.yaml")
 

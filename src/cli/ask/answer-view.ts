@@ -7,7 +7,6 @@
  * it is taken off while it still fits and the rest is shown once, rendered, at the end.
  */
 import { terminalSafe } from "../../commands/output.ts"
-import { renderMarkdown } from "../render/markdown.ts"
 import { type Style, visible } from "../render/style.ts"
 import type { TerminalFacts } from "../render/terminal.ts"
 
@@ -74,7 +73,12 @@ export class AnswerView {
       await write(safe.endsWith("\n") ? safe : `${safe}\n`)
       return
     }
-    const body = facts.render ? renderMarkdown(safe, Math.min(facts.columns(), 120)) : ensureNewline(safe)
+    // The renderer (marked-terminal with highlight.js's ~190 language modules, parse5 and
+    // emojilib: ~2 MB, ~100 ms to load) loads with the first answer shown on a terminal; a pipe
+    // never needs it.
+    const body = facts.render
+      ? (await import("../render/markdown.ts")).renderMarkdown(safe, Math.min(facts.columns(), 120))
+      : ensureNewline(safe)
     if (this.#shown !== "" && !facts.render && !this.#held && this.#streamed === safe) {
       // Raw text was the wanted form and it is all on screen already.
       this.#reset()

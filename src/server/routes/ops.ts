@@ -26,8 +26,12 @@ export class Readiness {
       // must not hold readiness, and a failed one only disables its toolset.
       const executor = runtime.executor
       this.ready = true
-      executor.ensureReady().catch((error: unknown) => {
-        this.error = `Toolsets could not be checked: ${errorMessage(error)}`
+      // Started on the loop's next turn: their spawns (~10-20 ms) must not hold the /readyz that
+      // may be building this.
+      setImmediate(() => {
+        executor.ensureReady().catch((error: unknown) => {
+          this.error = `Toolsets could not be checked: ${errorMessage(error)}`
+        })
       })
     } catch (error) {
       // A broken toolset file: the server still answers, but says why it is not ready.

@@ -3,10 +3,18 @@ import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
 import { runPipeline } from "../../tool/spawn.ts"
 import { spawnScope } from "../../tool/spawn-scope.ts"
 import { Tool, type ToolContext } from "../../tool/tool.ts"
-import { type ParsedCommand, parseCommand } from "./parse.ts"
-import { type BashPolicyConfig, classifyPipeline } from "./policy.ts"
-import { ruleFor } from "./rules/registry.ts"
+import type { ParsedCommand } from "./parse.ts"
+import type { BashPolicyConfig } from "./policy.ts"
 import type { Verdict } from "./verdict.ts"
+
+/**
+ * The command grammar and the policy with its program rules (~120 KB, ~10 ms to load) load with
+ * the first command, not with every start: the toolset is off unless the config enables it.
+ * Bun's require of an ES module is synchronous, so the checks stay synchronous.
+ */
+const grammar = (): typeof import("./parse.ts") => require("./parse.ts")
+const policy = (): typeof import("./policy.ts") => require("./policy.ts")
+const rules = (): typeof import("./rules/registry.ts") => require("./rules/registry.ts")
 
 const DESCRIPTION = `Runs one read-only diagnostic command line on this host and returns its output (stdout and stderr).
 A pipeline of at most 16 simple commands (4,096 characters) is allowed: \`kubectl get pods -A | grep -v Running | head -n 20\`.
@@ -61,8 +69,8 @@ export class BashTool extends Tool {
 
   /** The parse and policy verdict for a command, for approval prompts and tests. */
   evaluate(command: string): { parsed: ParsedCommand; verdict: Verdict | undefined } {
-    const parsed = parseCommand(command)
-    return { parsed, verdict: parsed.ok ? classifyPipeline(parsed.stages, this.#policy) : undefined }
+    const parsed = grammar().parseCommand(command)
+    return { parsed, verdict: parsed.ok ? policy().classifyPipeline(parsed.stages, this.#policy) : undefined }
   }
 
   override requiresApproval(params: Record<string, unknown>): boolean | string {
@@ -148,7 +156,7 @@ export function withSafeModes(stages: string[][], env: Record<string, string>): 
     const [program, ...args] = argv
     if (program === undefined) return argv
     const name = program.slice(program.lastIndexOf("/") + 1)
-    const flavour = ruleFor(name)?.safeMode
+    const flavour = rules().ruleFor(name)?.safeMode
     if (flavour === undefined || !isFlavour(program, flavour, env.PATH ?? "")) return argv
     return [program, "--sandbox", ...args]
   })

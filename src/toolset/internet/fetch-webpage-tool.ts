@@ -3,7 +3,6 @@ import { StructuredToolResult, ToolResultStatus } from "../../tool/result.ts"
 import { Tool, type ToolContext } from "../../tool/tool.ts"
 import { DEFAULTS, internetConfig, ssrfPolicy } from "./config.ts"
 import { FetchPageError, fetchPage } from "./fetch-page.ts"
-import { htmlToText } from "./html-to-text.ts"
 import { type Resolver, redactUrl, SsrfError } from "./ssrf.ts"
 
 export class FetchWebpageTool extends Tool {
@@ -54,8 +53,13 @@ export class FetchWebpageTool extends Tool {
       page.contentType === "text/html" || page.contentType === "application/xhtml+xml" || isHtmlSniff(page)
     const maxChars = config.max_output_chars ?? DEFAULTS.maxOutputChars
     // Conversion runs under the same signal as the download, so the tool timeout covers it too.
+    // The converter (and its HTML entity tables, ~10 ms to load) loads with the first page.
     let text = isHtml
-      ? await htmlToText(page.body, { baseUrl: page.url, signal: context.signal, maxChars })
+      ? await (await import("./html-to-text.ts")).htmlToText(page.body, {
+          baseUrl: page.url,
+          signal: context.signal,
+          maxChars,
+        })
       : page.body.trim()
     const notes: string[] = []
     if (page.redirects > 0) notes.push(`(redirected to ${redactUrl(new URL(page.url))})`)

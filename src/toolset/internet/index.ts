@@ -8,7 +8,6 @@ import { HostTcpCheckTool } from "./tcp-check.ts"
 export { classifyAddress } from "./address.ts"
 export { type InternetConfig, InternetConfigSchema } from "./config.ts"
 export { type FetchedPage, fetchPage } from "./fetch-page.ts"
-export { htmlToText } from "./html-to-text.ts"
 export { guardUrl, type Resolver, SsrfError, type SsrfPolicy } from "./ssrf.ts"
 
 export const INTERNET_TOOLSET = "internet"

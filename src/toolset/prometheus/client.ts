@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox"
-import { TypeCompiler } from "@sinclair/typebox/compiler"
+import { Value } from "@sinclair/typebox/value"
 import { VERSION } from "../../version.ts"
 
 /** `toolsets.prometheus/metrics.config`. */
@@ -23,8 +23,6 @@ export const PrometheusConfigSchema = Type.Object(
 )
 export type PrometheusConfig = Static<typeof PrometheusConfigSchema>
 
-const CONFIG_CHECK = TypeCompiler.Compile(PrometheusConfigSchema)
-
 export type PrometheusSettings = {
   url: URL
   headers: Record<string, string>
@@ -39,8 +37,9 @@ export function prometheusSettings(config: Record<string, unknown>): PrometheusS
   if (typeof config.prometheus_url !== "string" || !config.prometheus_url) {
     return "Prometheus is not configured: set toolsets.prometheus/metrics.config.prometheus_url (e.g. http://prometheus:9090)."
   }
-  if (!CONFIG_CHECK.Check(config)) {
-    const first = [...CONFIG_CHECK.Errors(config)][0]
+  // Walked, not compiled: a few keys, and compiling would cost every start.
+  if (!Value.Check(PrometheusConfigSchema, config)) {
+    const first = [...Value.Errors(PrometheusConfigSchema, config)][0]
     return `Invalid prometheus/metrics config: ${first?.path || "/"}: ${first?.message}`
   }
   let url: URL
