@@ -9,7 +9,7 @@ import { compileChatRequest } from "./chat-request.ts"
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
  * blocked /healthz 0.7 s), done in the background once the port is bound, while the toolsets'
  * prerequisites still run: load the provider SDK, start building the default model's tokenizer
- * (the longest step, a slice at a time: llm/encoder-build.ts), start one off-loop worker
+ * (the longest step, in a short-lived worker: llm/encoder-build.ts), start one off-loop worker
  * (src/offloop/), compile the chat request's schema, load the chat route and the engine (app.ts
  * and runtime.ts load them lazily), then count the tool definitions once (later counts hit the
  * piece memo). One step per turn of the event loop: a probe or request that arrives meanwhile
