@@ -38,7 +38,7 @@ describe("SSE stream", () => {
   test("a turn with two parallel tool calls: every event and every field, framed per CONTRACT §5", async () => {
     // A small per-tool budget so one result is cut and metadata.truncations appears.
     h = await startHarness({ env: { TOOL_MAX_ALLOCATED_CONTEXT_WINDOW_TOKENS: "100" } })
-    // Varied text: js-tiktoken is quadratic on a long run of one character (seconds for 3000).
+    // About 600 tokens: well over the budget of 100, so this is the result that is cut.
     const long = "lorem ipsum dolor sit amet ".repeat(120)
     h.fake.script(
       {
