@@ -29,6 +29,9 @@ export type Fitted = { messages: ChatMessage[]; truncations: Truncation[]; compa
  * so the call fits, keeping the full text of what it cuts in the run's store for `read_tool_output`.
  * Each tool result was already cut to its own budget when its message was built (tool-message.ts).
  */
+/** Histories at least this long are tallied a slice at a time (each message's count is cached). */
+const SLICED_TALLY_MESSAGES = 2_000
+
 export class ContextWindow {
   private readonly model: ChatModel
   private readonly counter: TokenCounter
@@ -56,7 +59,7 @@ export class ContextWindow {
     const { contextWindow, maxOutputTokens } = this.model.info
     const thresholdPct = this.settings.compactionThresholdPct
     const limit = Math.floor((contextWindow * thresholdPct) / 100)
-    const initial = this.tokens(history, tools)
+    const initial = await this.tokensSliced(history, tools, signal)
     if (initial + maxOutputTokens <= limit) return { messages: history, truncations: [] }
     this.checkQuestionFits(history, tools)
 
@@ -86,7 +89,7 @@ export class ContextWindow {
         if (this.tokens(messages, tools) + maxOutputTokens > limit) messages = parts.base
       }
     }
-    if (this.tokens(messages, tools) + maxOutputTokens > limit)
+    if ((await this.tokensSliced(messages, tools, signal)) + maxOutputTokens > limit)
       messages = await this.shrink(messages, tools, limit, truncations, signal)
     if (compaction) messages = this.cutSummary(messages, tools, compaction.summary, limit)
 
@@ -122,6 +125,16 @@ export class ContextWindow {
 
   private tokens(messages: readonly ChatMessage[], tools: readonly ToolSchema[]): number {
     return this.counter.tally(messages, tools).total_tokens
+  }
+
+  /** `tokens` for a history that may be a client's, hundreds of thousands of messages long. */
+  private async tokensSliced(
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+    signal: AbortSignal,
+  ): Promise<number> {
+    if (messages.length < SLICED_TALLY_MESSAGES) return this.tokens(messages, tools)
+    return (await this.counter.tallySliced(messages, tools, signal)).total_tokens
   }
 
   /** Fair-share cuts of tool results down to `limit` (output reserve included), added to `cuts`. */

@@ -171,7 +171,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
       // No Elysia body schema: it would coerce (a string becomes a list of its characters).
       // parseChatRequest is the one type check, before any semantic one.
       .post("/api/chat", async ({ body, request }) => {
-        const input = parseChatRequest(body)
+        const input = await parseChatRequest(body)
         return (await import("./routes/chat.ts")).handleChat(input, request, chatDeps)
       })
       .use(consoleRoutes(consoleOn))

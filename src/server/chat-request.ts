@@ -98,15 +98,20 @@ export const ChatRequest = t.Object({
 export type ChatRequestBody = Static<typeof ChatRequest>
 
 const schema = new BodySchema(ChatRequest)
+const historyItem = new BodySchema(HistoryMessage)
 
 /** Compiles the body check now, off a request's path (serve's warm-up). */
 export function compileChatRequest(): void {
   schema.compiled()
+  historyItem.compiled()
 }
 
-/** The parsed body of `POST /api/chat`, or a 422 naming every mistyped field. */
-export function parseChatRequest(body: unknown): ChatRequestBody {
-  return schema.parse(body)
+/**
+ * The parsed body of `POST /api/chat`, or a 422 naming every mistyped field. A long
+ * `conversation_history` is checked a slice at a time (R2).
+ */
+export function parseChatRequest(body: unknown): Promise<ChatRequestBody> {
+  return schema.parseSliced(body, "conversation_history", historyItem)
 }
 
 /** The body with its top-level `null` values removed (see above). */

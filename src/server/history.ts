@@ -21,7 +21,8 @@ export type ValidHistory = {
  */
 export function validateHistory(raw: readonly unknown[]): ValidHistory {
   if (raw.length === 0) throw invalid("conversation_history is empty; it must start with a system message.")
-  return checked(raw.map((m, i) => toMessage(m, i)))
+  const steps = checked(raw.map((m, i) => toMessage(m, i)))
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
 }
 
 /**
@@ -37,12 +38,20 @@ export async function validateHistorySliced(
   const messages: ChatMessage[] = []
   for (let i = 0; i < raw.length; i++) {
     messages.push(toMessage(raw[i], i))
-    if (i % 256 === 255) await slicer.tick()
+    if (i % CHECKS_PER_SLICE === CHECKS_PER_SLICE - 1) await slicer.tick()
   }
-  return checked(messages)
+  const steps = checked(messages)
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value
+    await slicer.tick()
+  }
 }
 
-function checked(messages: ChatMessage[]): ValidHistory {
+/** Messages checked between two looks at the clock (see Slicer). */
+const CHECKS_PER_SLICE = 256
+
+/** The checks of the history's order; it pauses (yields) every CHECKS_PER_SLICE messages. */
+function* checked(messages: ChatMessage[]): Generator<void, ValidHistory> {
   if (messages[0]?.role !== "system") {
     throw invalid("conversation_history must start with a message whose role is system.")
   }
@@ -51,7 +60,8 @@ function checked(messages: ChatMessage[]): ValidHistory {
   let open = new Map<string, ToolCall>()
   let openAt = -1
   let lastAssistant = -1
-  messages.forEach((message, i) => {
+  for (const [i, message] of messages.entries()) {
+    if (i % CHECKS_PER_SLICE === CHECKS_PER_SLICE - 1) yield
     if (message.role === "tool") {
       const call = open.get(message.tool_call_id)
       if (!call) {
@@ -65,18 +75,19 @@ function checked(messages: ChatMessage[]): ValidHistory {
         )
       }
       open.delete(message.tool_call_id)
-      return
+      continue
     }
-    requireAnswered(open, openAt, `conversation_history[${i}]`)
-    if (message.role !== "assistant") return
+    if (open.size > 0) requireAnswered(open, openAt, `conversation_history[${i}]`)
+    if (message.role !== "assistant") continue
     lastAssistant = i
     open = new Map((message.tool_calls ?? []).map((c) => [c.id, c]))
     openAt = i
-  })
+  }
 
   const pending: ToolCall[] = []
-  messages.forEach((message, i) => {
-    if (message.role !== "assistant") return
+  for (const [i, message] of messages.entries()) {
+    if (i % CHECKS_PER_SLICE === CHECKS_PER_SLICE - 1) yield
+    if (message.role !== "assistant") continue
     for (const call of message.tool_calls ?? []) {
       if (!call.pending_approval) continue
       if (i !== lastAssistant) {
@@ -86,7 +97,7 @@ function checked(messages: ChatMessage[]): ValidHistory {
       }
       pending.push(call)
     }
-  })
+  }
   // At the end, only calls waiting for approval may be unanswered.
   requireAnswered(new Map([...open].filter(([, c]) => !c.pending_approval)), openAt, "the end")
   return { messages, pending, hasAssistant: lastAssistant >= 0 }

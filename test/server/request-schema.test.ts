@@ -187,6 +187,21 @@ describe("422 with the path and the expected type", () => {
     expect(JSON.stringify(error).length).toBeLessThan(2000)
   })
 
+  // R2: a long history is checked a slice at a time, with the same paths and the same 422.
+  test("a long conversation_history is checked item by item: the bad item and the rest are named", async () => {
+    const history: unknown[] = [sys]
+    for (let i = 1; i < 3000; i++) history.push({ role: i % 2 ? "user" : "assistant", content: `m${i}` })
+    history[2500] = { role: 5, content: "x" }
+    history[2700] = { role: "tool", tool_call_id: 7, content: "x" }
+    const error = await schemaError({ ask: 1, conversation_history: history })
+    expect(error.errors).toEqual([
+      { path: "/ask", message: "Expected string, found number" },
+      { path: "/conversation_history/2500/role", message: "Expected string, found number" },
+      { path: "/conversation_history/2700/tool_call_id", message: "Expected string or null, found number" },
+    ])
+    expect(error.detail).toContain("/ask")
+  })
+
   test("nothing reached the provider", () => {
     expect(providerRequests(h.fake)).toHaveLength(0)
   })
