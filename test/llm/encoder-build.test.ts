@@ -49,8 +49,9 @@ test("building on the main thread gives the event loop a turn while it runs", as
   // o200k_base's ranks are loaded by now (the test above): only the build itself is timed.
   await buildOnLoop("o200k_base")
   clearInterval(timer)
-  // A turn every 4 ms of work; the build is ~50 ms on an idle machine.
-  expect(turns).toBeGreaterThan(5)
+  // A turn every 4 ms of work (the build is 30-50 ms on an idle machine); built in one piece, the
+  // 1 ms timer would not run at all until it ended.
+  expect(turns).toBeGreaterThan(1)
 }, 60_000)
 
 test("where no worker can start, the tokenizer is built on the main thread", async () => {

@@ -1,14 +1,17 @@
 // The suite leaves no temp dirs behind (issue 12 item 16). A server killed with SIGKILL cannot
-// remove its own (dupin-http-* for its socket, dupin-runs-* for contained tools), so test helpers
-// start it with the run's TMPDIR, which the preload removes at the end of the run.
+// remove its own (its state folder dupin-sandbox-*, which holds the header guard's socket folder
+// dupin-http-* and the contained tools' runs), so test helpers start it with the run's TMPDIR,
+// which the preload removes at the end of the run.
 import { expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { startServerProcess, waitForOk } from "../bench/support/processes.ts"
 import { serveArgv, writeServeConfig } from "../bench/support/server-config.ts"
 import { startFakeProvider } from "../support/fake-provider.ts"
 
-const serverDirs = () => new Set(readdirSync(tmpdir()).filter((name) => /^dupin-(http|runs)-/.test(name)))
+const serverDirs = () =>
+  new Set(readdirSync(tmpdir()).filter((name) => /^dupin-(http|runs|sandbox)-/.test(name)))
 
 test("a served dupin makes its temp dirs in the test run's root, which outlives a SIGKILL", async () => {
   const before = serverDirs()
@@ -26,5 +29,8 @@ test("a served dupin makes its temp dirs in the test run's root, which outlives 
     await fake.stop()
   }
   const made = [...serverDirs()].filter((name) => !before.has(name))
-  expect(made.some((name) => name.startsWith("dupin-http-"))).toBe(true)
+  const state = made.find((name) => name.startsWith(`dupin-sandbox-${server.pid}-`))
+  expect(state).toBeDefined()
+  // The socket's folder is inside the state folder, which every tool sandbox hides (R8).
+  expect(readdirSync(join(tmpdir(), state!)).some((name) => name.startsWith("dupin-http-"))).toBe(true)
 })
