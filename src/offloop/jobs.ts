@@ -3,7 +3,7 @@
  * runs in the worker and, where a worker cannot start, on the main thread. Each job's size or
  * shape is chosen by someone outside dupin: a tool's output, a client's schema, a model's answer.
  */
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { compileJsonSchema } from "../json-schema.ts"
 import { redact } from "../redact.ts"
 import { redactSecretValues } from "../redact-values.ts"
@@ -87,32 +87,32 @@ function bytesOf(source: Uint8Array | FileBytes): Uint8Array {
 function ingest(job: Extract<Job, { kind: "ingest" }>): Ingested {
   const source = job.bytes
   const file = source instanceof Uint8Array ? undefined : source
-  const read = file ? readFileSync(file.path) : (source as Uint8Array)
-  const bytes = file ? read.subarray(0, file.length) : read
   try {
-    const decoded = UTF8.decode(bytes)
+    // A file that holds just the kept bytes, of one stream: read straight into text, so the bytes
+    // are never held beside it (a second 10 MB for the collector to free; memory, issue 19).
+    const whole = file !== undefined && !job.runs && statSync(file.path).size === file.length
+    const bytes = whole ? undefined : file ? readFileSync(file.path).subarray(0, file.length) : source
+    const decoded = bytes ? UTF8.decode(bytes as Uint8Array) : readFileSync(file!.path, "utf8")
     const text = redact(redactSecretValues(decoded, job.secrets))
-    // Nothing to redact in a file that holds just the kept bytes: it becomes the spill file as it
-    // is, instead of a second copy of the output encoded and written (memory, issue 19).
-    const asIs =
-      file !== undefined && text === decoded && read.byteLength === bytes.byteLength && !hasBom(bytes)
-    if (!asIs || !linked(file.path, job.file)) writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
-    const parts = job.runs
-      ? {
-          stdout: prefix(streamText(bytes, job.runs, "stdout"), job.prefixChars),
-          stderr: prefix(streamText(bytes, job.runs, "stderr"), job.prefixChars),
-        }
-      : {}
+    // Nothing to redact: the helper's file becomes the spill file as it is, instead of a second
+    // copy of the output encoded and written.
+    const asIs = whole && text === decoded && decoded.charCodeAt(0) !== BOM
+    if (!asIs || !linked(file!.path, job.file)) writeFileSync(job.file, text, { mode: 0o600, flag: "wx" })
+    const parts =
+      job.runs && bytes
+        ? {
+            stdout: prefix(streamText(bytes as Uint8Array, job.runs, "stdout"), job.prefixChars),
+            stderr: prefix(streamText(bytes as Uint8Array, job.runs, "stderr"), job.prefixChars),
+          }
+        : {}
     return { output: prefix(text, job.prefixChars), ...parts, chars: text.length, lines: countLines(text) }
   } finally {
     if (file) rmSync(file.path, { force: true })
   }
 }
 
-/** A UTF-8 byte order mark, which reading the spill file back would drop (the output keeps it). */
-function hasBom(bytes: Uint8Array): boolean {
-  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
-}
+/** A byte order mark, which reading the spill file back would drop (the output keeps it). */
+const BOM = 0xfeff
 
 /** Gives `from`'s file the name `to` too (one file system, `to` new); the caller removes `from`. */
 function linked(from: string, to: string): boolean {
