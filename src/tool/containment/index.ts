@@ -138,7 +138,8 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
     flavor: found.flavor,
-    runsDir: makeStateDir(),
+    // The sandboxes write into it (spare run folders) until they are stopped.
+    runsDir: makeStateDir(() => pool?.stop()),
     slots: new ProcessSlots(max),
     home: options.home === undefined ? homedir() : options.home,
     ...memoryQuotas(options.totalMemoryBytes),
@@ -147,6 +148,7 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
   // Leftovers of a dupin that was killed (SIGKILL runs no exit hook; R17).
   removeStaleStateDirs()
   if (found.mechanism === "bwrap") state.pool = new SandboxPool(state)
+  const pool = state.pool
   return info
 }
 

@@ -49,6 +49,11 @@ export class SandboxPool {
     return [...this.#sandboxes.values()]
   }
 
+  /** Kills every sandbox (and so every process in it) at once. */
+  stop(): void {
+    for (const sandbox of this.#sandboxes.values()) sandbox.stop()
+  }
+
   dispose(): void {
     for (const sandbox of this.#sandboxes.values()) sandbox.dispose()
     this.#sandboxes.clear()

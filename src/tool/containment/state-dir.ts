@@ -16,9 +16,17 @@ const OWNED = /^dupin-(sandbox|http)-(\d+)-[^-]+$/
 /** Names older dupin versions used, without an owner: removed once they are a day old. */
 const LEGACY = /^dupin-(runs|pipe)-[^-]+$/
 
-export function makeStateDir(): string {
+/**
+ * `stopUsers` ends what may still write into the folder (the tool sandboxes: a helper makes its
+ * spare run folders there): it runs first, and the removal retries while the last writes land,
+ * or a folder made meanwhile kept the tree (one left per `dupin toolsets` run in the test suite).
+ */
+export function makeStateDir(stopUsers: () => void = () => {}): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`)))
-  atFatalExit(() => rmSync(dir, { recursive: true, force: true }))
+  atFatalExit(() => {
+    stopUsers()
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 })
+  })
   return dir
 }
 
