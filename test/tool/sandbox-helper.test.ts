@@ -136,6 +136,10 @@ describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("when dupin
     const holder = Bun.spawn(
       [process.execPath, join(import.meta.dir, "fixtures/sandbox-holder.ts"), "5656"],
       {
+        // Passed on explicitly: Bun.spawn's default is the environment the process started with,
+        // without the preload's TMPDIR, and a SIGKILLed holder's state folder must land in the
+        // test run's root (it was left in /tmp once per suite run).
+        env: { ...process.env },
         stdout: "pipe",
         stderr: "pipe",
       },
