@@ -1,15 +1,3 @@
-/**
- * The sandbox helper: one long-lived process inside a bubblewrap sandbox that starts every tool
- * process of its view, so the sandbox is paid for once, not per process (issue 19: 6.6-8.4 ms per
- * bwrap start). Each run gets its own pid and mount namespace (issue 18: run-ns.ts), made ahead
- * of time: its processes see only themselves in /proc and only their own folder of the view's run
- * area, and they all die with the namespace when the run ends. It streams output back under the
- * run's byte cap, kills a run when dupin asks (abort, timeout), and enforces the memory quotas.
- * It exits when dupin closes its stdin; bwrap's --die-with-parent ends the sandbox if dupin is
- * killed, and the namespaces die with the helper (it is their parent's namespace's init).
- */
-
-import { randomBytes } from "node:crypto"
 import {
   mkdirSync,
   mkdtempSync,
@@ -20,24 +8,14 @@ import {
   rmSync,
   unlinkSync,
   writeFileSync,
-  writeSync,
 } from "node:fs"
 import { join } from "node:path"
 import { makeNonDumpable } from "../non-dumpable.ts"
 import { Children, endOf, killGroup } from "./children.ts"
 import { listProcesses } from "./memory.ts"
-import {
-  FRAME,
-  frame,
-  HEADER_BYTES,
-  type HelperRequest,
-  INLINE_OUTPUT_BYTES,
-  type OutputFile,
-  type RunDone,
-  type RunRequest,
-  type StageEnd,
-} from "./protocol.ts"
+import { FRAME, frame, type HelperRequest, type RunDone, type RunRequest, type StageEnd } from "./protocol.ts"
 import { closeFd, type RunNamespace, RunNamespaces, StartError } from "./run-ns.ts"
+import { RunOutput } from "./run-output.ts"
 
 const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
@@ -48,8 +26,6 @@ const SAMPLE_MS = 200
  */
 const SPARES = 8
 const GONE_MS = 5000
-/** Output bytes read between two collections (see collectEvery). */
-const COLLECT_EVERY_BYTES = 8 * 1024 * 1024
 
 /** `killed`: its namespace's init was killed (a timeout or SIGKILL), so the namespace is never reused. */
 type Active = {
@@ -104,59 +80,18 @@ function send(kind: (typeof FRAME)[keyof typeof FRAME], id: number, payload: Uin
   stdout.flush()
 }
 
-/**
- * A run's output is written with its end, in one write: dupin wakes once per run, not once per
- * chunk (each wake-up costs a scheduling delay on a loaded host). An output that outgrows
- * INLINE_OUTPUT_BYTES goes to a file of the run area instead, whole, so its bytes never cross
- * into dupin's event loop (see OutputFile).
- */
 async function run(request: RunRequest): Promise<void> {
-  let seen = 0
-  let kept = 0
-  let held: Uint8Array[] = []
-  let file: { fd: number; name: string } | undefined
-  /** Where each run of same-stream bytes ends, over every byte kept. */
-  const runs: OutputFile["runs"] = []
-  /** A file write failed (the area's disk is full): what was written is all that is kept. */
-  let stopped = false
-  const keep = (kind: typeof FRAME.stdout | typeof FRAME.stderr, chunk: Uint8Array) => {
-    seen += chunk.byteLength
-    const room = request.cap - kept
-    if (room <= 0 || stopped) return
-    const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
-    if (!file && kept + part.byteLength > INLINE_OUTPUT_BYTES) {
-      file = openOutputFile(request.id)
-      if (
-        !file ||
-        !writeAll(
-          file.fd,
-          held.map((f) => f.subarray(HEADER_BYTES)),
-        )
-      ) {
-        stopped = true
-        return
-      }
-      held = []
-    }
-    if (file && !writeAll(file.fd, [part])) {
-      stopped = true
-      return
-    }
-    if (!file) held.push(frame(kind, request.id, part))
-    kept += part.byteLength
-    const stream = kind === FRAME.stdout ? "stdout" : "stderr"
-    const last = runs.at(-1)
-    if (last?.stream === stream) last.end = kept
-    else runs.push({ stream, end: kept })
-  }
+  const output = new RunOutput(request.id, request.cap, area)
   const ends: StageEnd[] = request.stages.map(() => ({ exitCode: null, signalCode: null }))
   const reply = (extra: Partial<RunDone>, memoryKilled = false) => {
     active.delete(request.id)
-    const done: RunDone = { stages: ends, seen, ...(memoryKilled ? { memoryKilled: true } : {}), ...extra }
-    if (file) {
-      closeFd(file.fd)
-      done.file = { name: file.name, bytes: kept, runs }
-    } else for (const f of held) stdout.write(f)
+    const done: RunDone = {
+      stages: ends,
+      seen: output.seen,
+      ...(memoryKilled ? { memoryKilled: true } : {}),
+      ...extra,
+    }
+    for (const f of output.finish(done)) stdout.write(f)
     send(FRAME.done, request.id, new TextEncoder().encode(JSON.stringify(done)))
   }
   let ns: RunNamespace
@@ -227,8 +162,7 @@ async function run(request: RunRequest): Promise<void> {
       for (;;) {
         const { done, value } = await reader.read()
         if (done) return
-        keep(kind, value)
-        collectEvery(value.byteLength)
+        output.keep(kind, value)
       }
     } catch {
       // A cancelled or broken pipe ends the output.
@@ -263,42 +197,6 @@ async function run(request: RunRequest): Promise<void> {
     rmSync(ns.dir, { recursive: true, force: true })
   }
   refill()
-}
-
-let readSinceCollect = 0
-/**
- * Every chunk read is fresh memory, garbage once kept or counted: a collection every few MB keeps
- * a big output's drain from growing the helper (500 MB grew it 25-30 MB before the collector ran
- * on its own, and a young-generation collection did not help; with this, 12 MB). The helper's heap
- * is small, so each collection takes a millisecond or two, about 60 of them per 500 MB.
- */
-function collectEvery(bytes: number): void {
-  readSinceCollect += bytes
-  if (readSinceCollect < COLLECT_EVERY_BYTES) return
-  readSinceCollect = 0
-  Bun.gc(true)
-}
-
-/** A new output file in the run area (outside every run's view), or undefined when it cannot be made. */
-function openOutputFile(id: number): { fd: number; name: string } | undefined {
-  const name = `out-${id}-${randomBytes(8).toString("hex")}`
-  try {
-    return { fd: openSync(join(area, name), "wx", 0o600), name }
-  } catch {
-    return undefined
-  }
-}
-
-/** Writes every byte of `parts`; false when the file takes no more (the disk is full). */
-function writeAll(fd: number, parts: readonly Uint8Array[]): boolean {
-  try {
-    for (const part of parts) {
-      for (let at = 0; at < part.byteLength; ) at += writeSync(fd, part, at)
-    }
-    return true
-  } catch {
-    return false
-  }
 }
 
 /**
