@@ -5,7 +5,11 @@
  * temp files. Killing a run still reaches every process it started, grandchildren included.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
+import {
+  configureContainment,
+  currentContainment,
+  resetContainment,
+} from "../../src/tool/containment/index.ts"
 import type { SandboxView } from "../../src/tool/containment/views.ts"
 import { runProcess } from "../../src/tool/spawn.ts"
 import { goneWith, liveWith } from "../support/live-processes.ts"
@@ -165,4 +169,38 @@ describe.skipIf(!BWRAP)("runs in one sandbox view", () => {
     expect(r.exitCode).toBe(0)
     expect(liveWith("sleep 7474")).toEqual([])
   }, 30_000)
+
+  test("parallel runs that leave nothing behind reuse their namespaces: no init is started or ended per run", async () => {
+    const pair = () =>
+      Promise.all(
+        [1, 2].map(() => runProcess({ argv: ["true"], env, timeoutMs: 30_000, maxOutputBytes: 1000 })),
+      )
+    for (let i = 0; i < 4; i++) await pair()
+    // Each namespace's init is a `cat` named dupin-run, in the view's sandbox (under its bwrap).
+    const sandbox = currentContainment().pool?.get("read-only", env).pid
+    expect(sandbox).toBeNumber()
+    const inits = () => {
+      const rows = Bun.spawnSync(["ps", "-eo", "pid=,ppid=,args="])
+        .stdout.toString()
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/))
+      const inside = new Set([String(sandbox)])
+      for (let grew = true; grew; ) {
+        grew = false
+        for (const [pid, ppid] of rows) {
+          if (pid && ppid && inside.has(ppid) && !inside.has(pid)) {
+            inside.add(pid)
+            grew = true
+          }
+        }
+      }
+      return rows.filter(([pid, , name]) => inside.has(pid ?? "") && name === "dupin-run").map(([pid]) => pid)
+    }
+    await Bun.sleep(200)
+    const before = inits()
+    expect(before.length).toBeGreaterThan(0)
+    for (let i = 0; i < 10; i++) await pair()
+    await Bun.sleep(200)
+    expect(inits()).toEqual(before)
+  }, 60_000)
 })

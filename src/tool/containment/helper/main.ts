@@ -61,7 +61,8 @@ function makeNamespace(): RunNamespace {
 
 /** Tops the spares up, one per turn of the event loop, so that a run's messages wait little. */
 function refill(): void {
-  if (refilling || spares.length >= SPARES) return
+  // A run's namespace comes back to the spares when it ends: those count as made.
+  if (refilling || spares.length + active.size >= SPARES) return
   refilling = true
   setTimeout(() => {
     refilling = false
@@ -191,7 +192,7 @@ async function run(request: RunRequest): Promise<void> {
   for (const cancel of cancels) cancel()
   for (const r of readers) closeFd(r.fd)
   reply(failed ? { startError: failed } : {}, entry.memoryKilled)
-  if (reusable && spares.length < SPARES && emptied(ns.dir)) spares.push(ns)
+  if (reusable && spares.length + active.size < SPARES && emptied(ns.dir)) spares.push(ns)
   else {
     await end(ns)
     rmSync(ns.dir, { recursive: true, force: true })
@@ -205,7 +206,9 @@ async function run(request: RunRequest): Promise<void> {
  */
 function emptied(dir: string): boolean {
   try {
-    for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true })
+    const names = readdirSync(dir)
+    if (names.length === 0) return true
+    for (const name of names) rmSync(join(dir, name), { recursive: true, force: true })
     return readdirSync(dir).length === 0
   } catch {
     return false
@@ -231,11 +234,27 @@ async function end(ns: RunNamespace): Promise<void> {
 }
 
 /**
- * Whether the run's /proc lists its init, alive, and nothing else. A killed init stays listed (a
- * zombie) until the helper reaps it, and a pid namespace whose init died starts nothing more
- * (fork fails with ENOMEM), so a zombie init is no init.
+ * Whether the run's namespace holds its init, alive, and nothing else. Once a run's stages are
+ * reaped, whatever is left in its pid namespace descends from the init (the kernel gives a pid
+ * namespace's orphans to its init), so an init without children is alone. A killed init stays a
+ * zombie until the helper reaps it, and a pid namespace whose init died starts nothing more
+ * (fork fails with ENOMEM), so an init that has ended is no init. Reading one /proc file costs a
+ * fraction of listing the run's /proc (where the init is pid 1); a kernel without the children
+ * file is asked that way.
  */
 function onlyInit(ns: RunNamespace): boolean {
+  if (namespaces.reap(ns.init) !== null) return false
+  let children: string
+  try {
+    children = readFileSync(`/proc/self/fd/${ns.proc}/1/task/1/children`, "latin1")
+  } catch {
+    return onlyInitListed(ns)
+  }
+  return children.trim() === ""
+}
+
+/** onlyInit from the run's /proc listing: its init, alive, and nothing else. */
+function onlyInitListed(ns: RunNamespace): boolean {
   try {
     const root = `/proc/self/fd/${ns.proc}`
     const pids = readdirSync(root).filter((name) => /^\d+$/.test(name))
