@@ -1,3 +1,4 @@
+import { log } from "../log.ts"
 import type { Prerequisite, PrerequisiteContext, PrerequisiteOutcome } from "../tool/prerequisite.ts"
 import { runProcess } from "../tool/spawn.ts"
 import { firstProgram, shellArgv } from "./shell.ts"
@@ -25,8 +26,20 @@ export class CommandPrerequisite implements Prerequisite {
     const round = ROUNDS.get(context.signal) ?? new Map<string, Promise<PrerequisiteOutcome>>()
     ROUNDS.set(context.signal, round)
     const key = `${this.command}\u0000${this.expectedOutput ?? ""}`
-    const outcome = round.get(key) ?? this.#run(context)
+    const outcome = round.get(key) ?? this.#timed(context)
     round.set(key, outcome)
+    return outcome
+  }
+
+  /** Each check's time and outcome at DEBUG: what an operator reads when a start feels slow. */
+  async #timed(context: PrerequisiteContext): Promise<PrerequisiteOutcome> {
+    const started = performance.now()
+    const outcome = await this.#run(context)
+    log.debug("prerequisite checked", {
+      command: this.command,
+      ms: Math.round(performance.now() - started),
+      ok: outcome[0],
+    })
     return outcome
   }
 
