@@ -6,8 +6,8 @@
  * Each conversation: 2 tool steps of 2 tool calls (`true`, `echo`: one-line YAML tools, real
  * subprocesses), then the answer: 3 provider calls and 4 tool runs. The fake provider runs in its
  * own process with 50 ms latency per call. dupin is `bun src/main.ts serve` in its default
- * config, a fresh process per client count, so its VmHWM (peak RSS) and utime+stime (CPU, tool
- * children excluded) are that level's. The floor, in this process, replays the exact request
+ * config, a fresh process per client count, so its VmHWM (peak RSS) and utime+stime (CPU: the
+ * server and its tool sandboxes' helpers, the tool processes themselves excluded) are that level's. The floor, in this process, replays the exact request
  * bodies dupin sent (recorded by the provider) through the openai client and spawns the same tool
  * commands with Bun.spawn; its CPU is this process's during its waves. At 50 clients a second
  * dupin with the header guard forced on (`server.header_timeout: 10`) gives the guard's CPU share.
@@ -17,7 +17,7 @@
 import OpenAI from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
 import { headerTimeoutFor } from "../../src/server/server.ts"
-import { mib, sampleProc } from "./support/proc.ts"
+import { mib, sampleProc, treeCpuSeconds } from "./support/proc.ts"
 import {
   type ServerProcess,
   startBaselineProcess,
@@ -169,7 +169,7 @@ async function main(): Promise<BenchReport> {
           {
             name: "dupin",
             run: () => serverConversation(dupin.url),
-            cpu: () => sampleProc(dupin.pid).cpuSeconds,
+            cpu: () => treeCpuSeconds(dupin.pid),
           },
           { name: "floor", run: () => floorConversation(replay), cpu: selfCpu },
           {
@@ -182,7 +182,7 @@ async function main(): Promise<BenchReport> {
                 {
                   name: "guard",
                   run: () => serverConversation(guard.url),
-                  cpu: () => sampleProc(guard.pid).cpuSeconds,
+                  cpu: () => treeCpuSeconds(guard.pid),
                 },
               ]
             : []),
@@ -279,8 +279,8 @@ async function main(): Promise<BenchReport> {
     method:
       `Per conversation: ${STEPS} steps x 2 tool calls (true, echo via a YAML toolset) + the answer = ${PROVIDER_CALLS} ` +
       `provider calls at ${LATENCY_MS} ms each (fake provider in its own process) and ${STEPS * 2} tool runs. dupin: ` +
-      `\`bun src/main.ts serve\`, default config, fresh process per level; CPU = utime+stime of the server process (tool ` +
-      `children excluded); peak RSS = VmHWM. Floor: this process replays dupin's exact provider request bodies via the ` +
+      `\`bun src/main.ts serve\`, default config, fresh process per level; CPU = utime+stime of the server process and its ` +
+      `tool sandboxes (bwrap, the helper; the tool processes excluded, as the floor's); peak RSS = VmHWM. Floor: this process replays dupin's exact provider request bodies via the ` +
       `openai client and spawns the same commands (bash -c, detached, piped) with no server; CPU = this process's. ` +
       `Baseline: an AI-SDK (\`ai\` streamText + Hono) server doing the same conversation (test/bench/support/ai-sdk-server.ts). ` +
       `Added latency = wall − ${PROVIDER_CALLS * LATENCY_MS} ms. ${WAVES} rotated waves per level (a wave at 1 client = ` +

@@ -53,3 +53,25 @@ export function treeRssKb(pid: number, programs: readonly string[]): number {
   }
   return total
 }
+
+/**
+ * CPU (utime+stime) of `pid` and every live process below it, each its own time only: a tool
+ * process the sandbox helper reaped counts in the helper's cutime, which is left out, as a
+ * floor's tool children are.
+ */
+export function treeCpuSeconds(pid: number): number {
+  let total = 0
+  const queue = [pid]
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    try {
+      total += sampleProc(next).cpuSeconds
+      for (const tid of readdirSync(`/proc/${next}/task`)) {
+        const children = readFileSync(`/proc/${next}/task/${tid}/children`, "utf8").trim()
+        if (children) queue.push(...children.split(" ").map(Number))
+      }
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return total
+}
