@@ -78,10 +78,11 @@ describe("every secret a config names is hidden by value", () => {
       sinkHeader: "sink-header-token-4242", // a webhook sink's header
       slack: "https://hooks.slack.com/services/T0AAA/B0BBB/slackpathsecret", // the URL is the credential
       fileConfig: "file-config-secret-6060", // a custom toolset file's config:, expanded by the loader
+      toolsetEnvList: "Zq9sessionvalue4Wk8x2Lm", // a variable a toolset file passes its commands (env:)
     }
     writeFileSync(
       join(dir, "team.yaml"),
-      `toolsets:\n  team/api:\n    description: d\n    config:\n      password: "{{ env.TEAM_PW }}"\n` +
+      `toolsets:\n  team/api:\n    description: d\n    env: [TEAM_SESSION]\n    config:\n      password: "{{ env.TEAM_PW }}"\n` +
         "    tools:\n      - { name: team_echo, description: d, command: echo hi }\n",
     )
     const config = join(dir, "config.yaml")
@@ -119,6 +120,7 @@ alerts:
         UPSTREAM: secrets.tokenLike,
         PG_PW: secrets.pgPassword,
         TEAM_PW: secrets.fileConfig,
+        TEAM_SESSION: secrets.toolsetEnvList,
       },
     })
     await createRuntime(loaded).executor.ensureReady()
