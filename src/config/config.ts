@@ -157,7 +157,12 @@ export class Config {
     this.configFile = init.configFile
     // Known before any tool runs or any line is logged: hidden by value everywhere from now on.
     addSecretValues(
-      configuredSecretValues(env, [init.apiKey], this.modelList, knownServerSecrets(this.server)),
+      configuredSecretValues(env, [init.apiKey], this.modelList, knownServerSecrets(this.server), {
+        toolsets: init.toolsets,
+        mcpServers: init.mcpServers,
+        store: init.store,
+        alerts: init.alerts,
+      }),
     )
   }
 

@@ -1,8 +1,10 @@
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "../context/limits.ts"
 import { ConfigError } from "../errors.ts"
 import type { LogLevel } from "../log.ts"
+import { addSecretValues } from "../redact-values.ts"
 import { booleanForm } from "./booleans.ts"
 import { isPromptSection, type PromptSection } from "./prompt-sections.ts"
+import { secretsIn } from "./secret-values.ts"
 
 export type Env = Record<string, string | undefined>
 
@@ -91,14 +93,22 @@ export function expandEnv(value: string, env: Env, where: string): string {
   })
 }
 
-/** `expandEnv` over every string inside a config value (toolset `config:` maps, headers...). */
+/**
+ * `expandEnv` over every string inside a config value (toolset `config:` maps, headers...). The
+ * secrets it finds there (credential-named keys, token-like variables, URL passwords) join the
+ * redaction list: a toolset file's `config:` is expanded here, not in the Config.
+ */
 export function expandEnvDeep(value: unknown, env: Env, where: string): unknown {
+  const out = expandDeep(value, env, where)
+  addSecretValues(secretsIn(value, env))
+  return out
+}
+
+function expandDeep(value: unknown, env: Env, where: string): unknown {
   if (typeof value === "string") return expandEnv(value, env, where)
-  if (Array.isArray(value)) return value.map((v, i) => expandEnvDeep(v, env, `${where}[${i}]`))
+  if (Array.isArray(value)) return value.map((v, i) => expandDeep(v, env, `${where}[${i}]`))
   if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, expandEnvDeep(v, env, `${where}.${k}`)]),
-    )
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, env, `${where}.${k}`)]))
   }
   return value
 }

@@ -178,3 +178,58 @@ describe("dupin init for a server of one's own, and for scripts", () => {
     SUBPROCESS_TIMEOUT_MS,
   )
 })
+
+// Issue 21 item 5, one test per part that the tests above check together.
+describe("dupin init, part by part", () => {
+  test(
+    "the single-model form takes context_window and max_output_tokens, as a modelList entry does",
+    async () => {
+      const config = join(dir("dupin-cfg-"), "dupin.yaml")
+      writeFileSync(
+        config,
+        "model: openai/qwen2.5\napi_base: http://127.0.0.1:8000/v1\ncontext_window: 16384\nmax_output_tokens: 2048\n",
+      )
+      const models = await runCli(["models", "--json", "--config", config], { env: cliEnv() })
+      expect(models.stderr).toBe("")
+      expect(JSON.parse(models.stdout).models[0]).toMatchObject({
+        context_window: 16384,
+        max_output_tokens: 2048,
+      })
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
+    "--provider writes without a menu; a local model gets a context_window line",
+    async () => {
+      const path = join(dir("dupin-cfg-"), "dupin.yaml")
+      const init = await runCli(["init", "--config", path, "--provider", "ollama"], { env: cliEnv() })
+      expect(init.code).toBe(0)
+      const written = readFileSync(path, "utf8")
+      expect(written).toContain("model: ollama/llama3.1")
+      expect(written).toMatch(/^context_window: \d+$/m)
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+
+  test(
+    "--api-base with --model writes a server of one's own and demands no key",
+    async () => {
+      const path = join(dir("dupin-cfg-"), "dupin.yaml")
+      const init = await runCli(
+        ["init", "--config", path, "--api-base", "http://10.0.0.5:8000/v1", "--model", "qwen2.5"],
+        { env: cliEnv() },
+      )
+      expect(init.code).toBe(0)
+      expect(init.stdout).not.toContain("export ")
+      const written = readFileSync(path, "utf8")
+      expect(written).toContain("api_base: http://10.0.0.5:8000/v1")
+      expect(written).toContain("api_key: null")
+      // The window the server serves, not the catalog's 128k guess (which also warns on every run).
+      expect(written).toMatch(/^context_window: \d+$/m)
+      const models = await runCli(["models", "--json", "--config", path], { env: cliEnv() })
+      expect(models.stderr).toBe("")
+    },
+    SUBPROCESS_TIMEOUT_MS,
+  )
+})

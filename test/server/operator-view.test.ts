@@ -11,12 +11,16 @@ import { join } from "node:path"
 import { setLogLevel, setLogSink } from "../../src/log.ts"
 import { VERSION } from "../../src/version.ts"
 import { type ServerProcess, startServerProcess } from "../bench/support/processes.ts"
+import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { waitFor } from "../support/wait.ts"
 import { type Harness, startHarness } from "./harness.ts"
 
 let proc: ServerProcess | undefined
 let h: Harness | undefined
+let stopAfter: FakeProvider | undefined
 afterEach(async () => {
+  await stopAfter?.stop()
+  stopAfter = undefined
   await proc?.stop()
   proc = undefined
   await h?.stop()
@@ -100,4 +104,51 @@ test("a provider failure names the URL tried in the response and the log", async
   expect(res.status).toBe(502)
   const body = (await res.json()) as { detail: string }
   expect(body.detail).toContain(h.fake.url.replace(/\/$/, ""))
+}, 30_000)
+
+test("the URL a provider failure names carries no secret: not the key, not a password in the URL", async () => {
+  // A key of no known shape, echoed back by a proxy's error body; a password in api_base.
+  const key = "proxy-key-of-no-shape-5f2c9a"
+  const closed = Bun.serve({ port: 0, fetch: () => new Response("") })
+  const port = closed.port
+  closed.stop(true)
+  const proxy = await startFakeProvider()
+  stopAfter = proxy
+  h = await startHarness({
+    init: {
+      model: "echo",
+      modelList: {
+        echo: { model: "openai/gpt-4o", api_key: key, api_base: proxy.url },
+        creds: {
+          model: "openai/gpt-4o",
+          api_key: key,
+          api_base: `http://dupin:url-pass-7781@127.0.0.1:${port}/v1`,
+        },
+      },
+    },
+  })
+  const echoUrl = proxy.url.replace(/\/$/, "")
+  proxy.script({ status: 401, body: { error: { message: `bad key: Bearer ${key} (${key})` } } })
+  const lines: string[] = []
+  const sink = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("INFO")
+  let echoed: { status: number; detail: string }
+  let creds: { status: number; detail: string }
+  try {
+    const a = await h.post({ ask: "q", model: "echo" })
+    echoed = { status: a.status, detail: ((await a.json()) as { detail: string }).detail }
+    const b = await h.post({ ask: "q", model: "creds" })
+    creds = { status: b.status, detail: ((await b.json()) as { detail: string }).detail }
+  } finally {
+    setLogSink(sink)
+    setLogLevel(level)
+  }
+  expect(echoed.status).toBe(502)
+  expect(echoed.detail).toContain(echoUrl)
+  expect(creds.status).toBe(502)
+  expect(creds.detail).toContain(`http://127.0.0.1:${port}/v1`)
+  for (const text of [echoed.detail, creds.detail, lines.join("\n")]) {
+    expect(text).not.toContain(key)
+    expect(text).not.toContain("url-pass-7781")
+  }
 }, 30_000)

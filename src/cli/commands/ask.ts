@@ -120,6 +120,13 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   }
 
   if (!interactive || !reader) {
+    // One question, no banner: a person watching stderr is still told what the answer cannot use
+    // (`dupin ask "…" | tee`, --no-interactive). A script's stderr is left as it was.
+    if (process.stderr.isTTY === true) {
+      await executor.ensureReady().catch(() => undefined)
+      const notice = unavailableNotice(executor.toolsets)
+      if (notice) progress.note(notice.replace(/\n$/, ""))
+    }
     const body = await run(options.question ?? "")
     if (options.json) await writeStdout(JSON.stringify(body, null, 2))
     else await answer.finish(body.analysis ?? "")

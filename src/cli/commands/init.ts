@@ -13,6 +13,7 @@ import {
   type InitChoice,
   PROVIDERS,
   providerChoice,
+  SERVER_CONTEXT_WINDOW,
 } from "../init/choice.ts"
 import { starterConfig } from "../init/starter-config.ts"
 
@@ -106,8 +107,8 @@ async function askServer(rl: Interface): Promise<InitChoice> {
     if (v && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new UsageError("a variable name, e.g. VLLM_API_KEY")
     return v || null
   })
-  const contextWindow = await askUntil(rl, "Context window in tokens [32768]: ", (v) => {
-    const n = v === "" ? 32768 : Number(v)
+  const contextWindow = await askUntil(rl, `Context window in tokens [${SERVER_CONTEXT_WINDOW}]: `, (v) => {
+    const n = v === "" ? SERVER_CONTEXT_WINDOW : Number(v)
     if (!Number.isInteger(n) || n < 1024) throw new UsageError("a whole number of tokens, at least 1024")
     return n
   })

@@ -38,6 +38,13 @@ export const COMPATIBLE = "openai-compatible"
  */
 export const LOCAL_CONTEXT_WINDOW = 8192
 
+/**
+ * A server of one's own serves what its operator started it with (vLLM's --max-model-len), which
+ * the catalog cannot know: without an answer, a common size is written for them to correct,
+ * never the catalog's 128k guess.
+ */
+export const SERVER_CONTEXT_WINDOW = 32768
+
 export function providerChoice(provider: Provider): InitChoice {
   return {
     model: provider.model,
@@ -70,7 +77,7 @@ export function choiceFromFlags(flags: InitFlags): InitChoice | undefined {
       model: flags.model.includes("/") ? flags.model : `openai/${flags.model}`,
       keyEnv: flags.apiKeyEnv ?? null,
       apiBase: flags.apiBase,
-      contextWindow: flags.contextWindow ?? null,
+      contextWindow: flags.contextWindow ?? SERVER_CONTEXT_WINDOW,
     }
   }
   const provider = flags.provider
