@@ -74,6 +74,53 @@ describe("HolmesGPT toolset files run as in HolmesGPT", () => {
     expect(warning).toContain("env:")
   })
 
+  test("(a) HolmesGPT's own form: ${VAR} of a variable its prerequisites require is passed (confluence.yaml)", async () => {
+    const key = "ATATT3xFfGF0c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4"
+    const { executor } = load(
+      `toolsets:
+  wiki/pages:
+    description: d
+    prerequisites:
+      - env: [WIKI_USER, WIKI_API_KEY]
+    tools:
+      - name: wiki_page
+        description: d
+        command: "echo -u \${WIKI_USER}:\${WIKI_API_KEY} page={{ page_id }}"
+`,
+      { WIKI_USER: "ops@example.com", WIKI_API_KEY: key },
+    )
+    expect((await call(executor, "wiki_page", { page_id: "42" })).data).toBe(
+      "-u ops@example.com:[REDACTED] page=42",
+    )
+    expect(executor.toolsets.find((t) => t.name === "wiki/pages")?.status).toBe("enabled")
+  })
+
+  test("(a) the load warning names only references the shell will expand empty, prerequisites included", () => {
+    const { logs } = load(
+      `toolsets:
+  t/refs:
+    description: d
+    prerequisites:
+      - command: 'test -n "$PREREQ_ONLY"'
+    tools:
+      - name: awk_last
+        description: d
+        command: "echo a b | awk '{print $NF}' # reads $COMMENTED"
+      - name: defaults
+        description: d
+        command: 'echo \${REGION:-eu} \${MODE:+on} $PLAIN'
+`,
+      { REGION: "us" },
+    )
+    const warnings = logs.filter((l) => l.includes('"WARN"') && l.includes("t/refs"))
+    const empty = warnings.find((l) => l.includes("will be empty"))
+    expect(JSON.parse(empty ?? "{}").variables).toEqual(["PLAIN", "PREREQ_ONLY"])
+    // REGION is set in dupin's environment but not declared: its default is used, and said so.
+    const defaulted = warnings.find((l) => l.includes("will take the default"))
+    expect(JSON.parse(defaulted ?? "{}").variables).toEqual(["REGION"])
+    expect(warnings).toHaveLength(2)
+  })
+
   test("(a) a value with shell syntax stays data", async () => {
     const { executor } = load(
       `toolsets:
