@@ -233,3 +233,20 @@ test("a stdio server's writable_paths expand ~ and are read from the naming file
     writablePaths: ["/home/op/cache", "/etc/dupin/toolsets/spool", "/var/tmp/x"],
   })
 })
+
+// Issue 21 item 3: config.type, HolmesGPT's documented name of mode, warned at every start.
+test("config.type is read as config.mode without a warning", () => {
+  const lines: string[] = []
+  const restore = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("INFO")
+  try {
+    const http = parseMcpServer("h", { config: { type: "sse", url: "http://127.0.0.1:9/sse" } }, "f.yaml", {})
+    expect(http.transport).toMatchObject({ kind: "sse" })
+    const stdio = parseMcpServer("s", { config: { type: "stdio", command: "python3" } }, "f.yaml", {})
+    expect(stdio.transport).toMatchObject({ kind: "stdio", command: "python3" })
+  } finally {
+    setLogSink(restore)
+    setLogLevel(level)
+  }
+  expect(lines.filter((l) => l.includes('"WARN"'))).toEqual([])
+})

@@ -239,16 +239,68 @@ describe("HolmesGPT toolset files run as in HolmesGPT", () => {
     expect(existsSync(target)).toBe(false)
   })
 
-  test("(d) transformers and user_description warn once, naming what is not supported; (3) so does a tool's args", () => {
-    const { logs } = load(
+  test("(d) transformers and user_description warn once, naming what is not supported", () => {
+    const { executor, logs } = load(
       `toolsets:
-  cilium/core:
+  aks/core:
     description: d
     transformers: [{ name: llm_summarize }]
     tools:
+      - name: aks_status
+        description: d
+        user_description: "az aks show"
+        command: "echo ok"
+      - name: aks_other
+        description: d
+        user_description: "az aks list"
+        command: "echo ok"
+`,
+      {},
+    )
+    const warnings = logs.filter((l) => l.includes('"WARN"') && l.includes("does not support"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain("does not support transformers, user_description;")
+    expect(executor.toolsets.find((t) => t.name === "aks/core")?.tools.map((t) => t.name)).toEqual([
+      "aks_status",
+      "aks_other",
+    ])
+  })
+
+  test("(d) every other key of HolmesGPT's Toolset and Tool models loads: experimental, is_default warn; a tool's icon_url is noted", () => {
+    const { executor, logs } = load(
+      `toolsets:
+  t/all-keys:
+    description: d
+    experimental: true
+    is_default: true
+    icon_url: https://example.com/t.svg
+    installation_instructions: "apt install x"
+    tools:
+      - name: keyed
+        description: d
+        icon_url: https://example.com/tool.svg
+        command: "echo ok"
+`,
+      {},
+    )
+    const warnings = logs.filter((l) => l.includes('"WARN"') && l.includes("does not support"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain("does not support experimental, is_default;")
+    const noted = logs.find((l) => l.includes("HolmesGPT keys accepted but not used"))
+    expect(noted).toContain("toolsets.t/all-keys.tools[0].icon_url")
+    expect(executor.toolsets.find((t) => t.name === "t/all-keys")?.tools.map((t) => t.name)).toEqual([
+      "keyed",
+    ])
+  })
+
+  test("(3) a tool's args (HolmesGPT's cilium.yaml; pydantic drops it) loads with one warning", () => {
+    const { executor, logs } = load(
+      `toolsets:
+  cilium/core:
+    description: d
+    tools:
       - name: cilium_status
         description: d
-        user_description: "cilium status"
         command: "echo ok"
         args: ["--verbose"]
       - name: cilium_other
@@ -260,6 +312,25 @@ describe("HolmesGPT toolset files run as in HolmesGPT", () => {
     )
     const warnings = logs.filter((l) => l.includes('"WARN"') && l.includes("does not support"))
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain("does not support transformers, user_description, args")
+    expect(warnings[0]).toContain("does not support args;")
+    expect(executor.toolsets.find((t) => t.name === "cilium/core")?.tools).toHaveLength(2)
+  })
+
+  test("(b) {{ env.X }} in a command is refused with the way to write it", () => {
+    expect(() =>
+      load(
+        `toolsets:
+  t/envcmd:
+    description: d
+    tools:
+      - name: env_echo
+        description: d
+        command: "curl -H 'Authorization: Bearer {{ env.API_TOKEN }}' http://x"
+`,
+        { API_TOKEN: "t" },
+      ),
+    ).toThrow(
+      "toolsets.t/envcmd.tools[0].command: {{ env.API_TOKEN }} would write the variable's value into the command as shell text; write \"$API_TOKEN\" and declare API_TOKEN in the toolset's env: list",
+    )
   })
 })
