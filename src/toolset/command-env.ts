@@ -113,7 +113,7 @@ export function warnEmptyReferences(
     `toolset ${definition.name}: ${names.map((n) => `$${n}`).join(", ")} in its commands will be empty` +
       (undeclared.length > 0
         ? `; declare ${undeclared.join(", ")} in the toolset's env: list (and set ${names.length === 1 ? "it" : "them"} in dupin's environment)`
-        : "; set it in dupin's environment"),
+        : `; set ${names.length === 1 ? "it" : "them"} in dupin's environment`),
     { file: definition.fileName, toolset: definition.name, variables: names },
   )
 }
