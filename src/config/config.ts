@@ -14,7 +14,7 @@ import type { Toolset } from "../tool/toolset.ts"
 import { type AlertSettings, alertSettings, type StoreSettings, storeSettings } from "./alerts.ts"
 import { contextSettingsFromEnv, type Env, expandEnv, parseEnabledPrompts, processEnv } from "./env.ts"
 import { readConfigFile } from "./file.ts"
-import { resolveConfigPaths } from "./paths.ts"
+import { resolveConfigPath, resolveConfigPaths } from "./paths.ts"
 import type { PromptSection } from "./prompt-sections.ts"
 import type { ConfigFile, FollowUpAction, ModelEntry } from "./schema.ts"
 import { configuredSecretValues } from "./secret-values.ts"
@@ -145,7 +145,12 @@ export class Config {
       paths(init.customToolsets),
     )
     this.alerts = alertSettings(init.alerts)
-    this.store = storeSettings(init.store, env)
+    this.store = storeSettings(
+      init.store?.path
+        ? { ...init.store, path: resolveConfigPath(init.store.path, init.configFile, env) }
+        : init.store,
+      env,
+    )
     this.context = contextSettingsFromEnv(env, init.limits?.tool_definitions_budget_pct)
     this.enabledPrompts = parseEnabledPrompts(env.ENABLED_PROMPTS)
     this.toolsets = init.toolsets ?? {}

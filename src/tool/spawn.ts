@@ -81,6 +81,8 @@ export type RunProcessOptions = CommonOptions & {
 export type RunPipelineOptions = CommonOptions & {
   /** Each stage an argv; stage N's stdout feeds stage N+1's stdin. No shell is involved. */
   stages: string[][]
+  /** Written to the first stage's stdin; without it stdin is /dev/null. */
+  stdin?: string | Uint8Array
 }
 
 /** Time a group gets between SIGTERM and SIGKILL. */
@@ -103,7 +105,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
  */
 export function runPipeline(options: RunPipelineOptions): Promise<PipelineResult> {
   if (options.stages.length === 0) throw new Error("runPipeline needs at least one stage")
-  return execute(options.stages, options, undefined)
+  return execute(options.stages, options, options.stdin)
 }
 
 async function execute(

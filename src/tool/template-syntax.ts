@@ -93,6 +93,12 @@ export const CONFIG_REF = /^config\.[A-Za-z_][A-Za-z0-9_]*$/
 
 function parseOutput(body: string): Node {
   const [head, ...filters] = body.split("|").map((s) => s.trim())
+  const envRef = head ? /^env\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(head) : null
+  if (envRef)
+    throw new TemplateError(
+      `{{ ${body} }} would write the variable's value into the command as shell text; ` +
+        `write "$${envRef[1]}" and declare ${envRef[1]} in the toolset's env: list (the shell then reads it as data)`,
+    )
   if (!head || !(IDENT.test(head) || CONFIG_REF.test(head)))
     throw new TemplateError(`unsupported expression {{ ${body} }}`)
   let fallback: Literal | undefined

@@ -13,8 +13,13 @@ import { addSecretValues, looksSecret } from "../redact-values.ts"
 import { buildToolEnv } from "../tool/tool-env.ts"
 import type { ToolsetDefinition } from "./schema.ts"
 
-/** `$NAME` and `${NAME}` (also `${NAME:-x}`), not `$1`, `$?` or `$(...)`. */
-const REFERENCE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|([A-Za-z_][A-Za-z0-9_]*))/g
+/**
+ * `$NAME` and `${NAME…}`, not `$1`, `$?` or `$(...)`. The second group is what follows the name in
+ * braces (`:-default`, `#prefix`).
+ */
+const REFERENCE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g
+/** `${NAME:-x}`, `${NAME=x}`, `${NAME:+x}`: the shell supplies a value (or nothing, on purpose) when NAME is unset. */
+const HAS_FALLBACK = /^:?[-=+]/
 /** Names the script sets itself: `NAME=`, `for NAME in`, `read [-r] NAME`, `local NAME`. */
 const ASSIGNED =
   /(?:^|[\s;&|(])(?:(?:export|local|declare|readonly)\s+(?:-\w+\s+)*)?([A-Za-z_][A-Za-z0-9_]*)(?:\+?=|\[)|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_ ]*)/g
@@ -61,7 +66,11 @@ export function toolsetCommandEnv(definition: ToolsetDefinition, env: Env): Reco
   return values
 }
 
-/** Warns once per toolset about `$NAME`s in its commands that will expand empty, and says how to pass them. */
+/**
+ * Warns once per toolset about `$NAME`s in its commands (tools, output filters, prerequisite
+ * commands) that will expand empty, and says how to pass them; and about a `${NAME:-default}`
+ * whose NAME dupin has but does not pass (HolmesGPT's commands saw its whole environment).
+ */
 export function warnEmptyReferences(
   definition: ToolsetDefinition,
   env: Env,
@@ -69,18 +78,33 @@ export function warnEmptyReferences(
 ): void {
   const toolEnv = buildToolEnv(env)
   const empty = new Set<string>()
-  for (const tool of definition.tools) {
-    const script = [tool.command, tool.outputFilter ?? ""].join("\n")
+  const defaulted = new Set<string>()
+  const scripts = [
+    ...definition.tools.flatMap((tool) => [tool.command, tool.outputFilter ?? ""]),
+    ...definition.prerequisites.flatMap((p) => ("command" in p ? [p.command] : [])),
+  ]
+  for (const script of scripts) {
+    const expanded = shellExpandedText(script)
     const assigned = new Set<string>()
-    for (const m of script.matchAll(ASSIGNED)) {
+    for (const m of expanded.matchAll(ASSIGNED)) {
       for (const name of (m[1] ?? m[2] ?? m[3] ?? "").split(/\s+/)) if (name) assigned.add(name)
     }
-    for (const m of script.matchAll(REFERENCE)) {
-      const name = (m[1] ?? m[2]) as string
+    for (const m of expanded.matchAll(REFERENCE)) {
+      const name = (m[1] ?? m[3]) as string
       if (assigned.has(name) || SHELL_VARIABLES.has(name) || name.startsWith("DUPIN_P_")) continue
       if (passed[name] !== undefined || toolEnv[name] !== undefined) continue
-      empty.add(name)
+      if (!HAS_FALLBACK.test(m[2] ?? "")) empty.add(name)
+      else if (env[name] !== undefined && !definition.env.includes(name)) defaulted.add(name)
     }
+  }
+  if (defaulted.size > 0) {
+    const names = [...defaulted]
+    log.warn(
+      `toolset ${definition.name}: ${names.map((n) => `$\{${n}:-…}`).join(", ")} in its commands will take the default: ` +
+        `${names.join(", ")} ${names.length === 1 ? "is" : "are"} set in dupin's environment but not passed; ` +
+        `declare ${names.length === 1 ? "it" : "them"} in the toolset's env: list to pass the value`,
+      { file: definition.fileName, toolset: definition.name, variables: names },
+    )
   }
   if (empty.size === 0) return
   const names = [...empty]
@@ -89,7 +113,37 @@ export function warnEmptyReferences(
     `toolset ${definition.name}: ${names.map((n) => `$${n}`).join(", ")} in its commands will be empty` +
       (undeclared.length > 0
         ? `; declare ${undeclared.join(", ")} in the toolset's env: list (and set ${names.length === 1 ? "it" : "them"} in dupin's environment)`
-        : "; set it in dupin's environment"),
+        : `; set ${names.length === 1 ? "it" : "them"} in dupin's environment`),
     { file: definition.fileName, toolset: definition.name, variables: names },
   )
+}
+
+/**
+ * The text of a command where the shell expands variables: without single-quoted strings
+ * (`awk '{print $NF}'`, a jq program), escaped dollars and comments. A reference there is text
+ * for the program, not a variable of the toolset.
+ */
+function shellExpandedText(script: string): string {
+  let out = ""
+  let inDouble = false
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i]!
+    if (c === "\\") {
+      i++
+      continue
+    }
+    if (c === '"') inDouble = !inDouble
+    else if (!inDouble && c === "'") {
+      const end = script.indexOf("'", i + 1)
+      i = end === -1 ? script.length : end
+      out += " "
+      continue
+    } else if (!inDouble && c === "#" && (i === 0 || /\s/.test(script[i - 1]!))) {
+      const end = script.indexOf("\n", i)
+      i = end === -1 ? script.length : end - 1
+      continue
+    }
+    out += c
+  }
+  return out
 }

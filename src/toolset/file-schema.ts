@@ -7,18 +7,23 @@ import type { ToolParameterType } from "../tool/parameter.ts"
 import { PROGRAM_KINDS } from "./program-text.ts"
 
 export const PARAM_TYPES: ToolParameterType[] = ["string", "integer", "number", "boolean", "array", "object"]
-/** HolmesGPT keys accepted and reported, never acted on. */
+/**
+ * HolmesGPT keys accepted and reported, never acted on (its `Toolset` model: holmes/core/tools.py).
+ * `experimental` and `is_default` steer which of HolmesGPT's own toolsets it switches on.
+ */
 export const TOOLSET_IGNORED = [
   "icon_url",
   "installation_instructions",
   "transformers",
   "transformer_configs",
+  "experimental",
+  "is_default",
 ]
 /**
  * `args` is not HolmesGPT's either, but its bundled `cilium.yaml` carries it and pydantic drops
  * unknown tool keys there, so that file loads in HolmesGPT.
  */
-export const TOOL_IGNORED = ["user_description", "transformers", "transformer_configs", "args"]
+export const TOOL_IGNORED = ["user_description", "icon_url", "transformers", "transformer_configs", "args"]
 
 const Str = Type.String({ expected: "a string" })
 const Bool = Type.Boolean({ expected: "true or false" })
@@ -84,6 +89,7 @@ const ToolSchema = Type.Object(
     /** HolmesGPT's shell filter on the output (the command's stdout is its stdin). */
     additional_instructions: Type.Optional(Str),
     user_description: Ignored,
+    icon_url: Ignored,
     args: Ignored,
     transformers: Ignored,
     /** Older HolmesGPT files' name for `transformers`. */
@@ -116,6 +122,8 @@ const ToolsetSchema = Type.Object(
     installation_instructions: Ignored,
     transformers: Ignored,
     transformer_configs: Ignored,
+    experimental: Ignored,
+    is_default: Ignored,
   },
   strict,
 )

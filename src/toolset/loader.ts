@@ -167,7 +167,7 @@ function buildTool(
   for (const placeholder of placeholders) {
     parameters[placeholder.name] ??= new ToolParameter({ type: "string", required: !placeholder.optional })
   }
-  return new YamlTool({
+  const tool = new YamlTool({
     name: definition.name,
     description: definition.description,
     ...(definition.outputFilter ? { outputFilter: definition.outputFilter } : {}),
@@ -183,6 +183,12 @@ function buildTool(
     // a start's toolset build) then waits for the tool's first call.
     ...(definition.placeholders ? { checked: true } : {}),
   })
+  // Said once at load: otherwise the first anyone hears of it is a call waiting for a human.
+  if (tool.filterApproval)
+    log.warn(`tool ${definition.name}: every call needs approval. ${tool.filterApproval}`, {
+      tool: definition.name,
+    })
+  return tool
 }
 
 /** Drops a tool that a later toolset of the same file defines again, warning with both names. */

@@ -20,6 +20,7 @@ import {
   ToolsetFileSchema,
   ToolsetsMapSchema,
 } from "./file-schema.ts"
+import { parseOutputFilter } from "./output-filter.ts"
 import type { ProgramKind } from "./program-text.ts"
 
 export type PrerequisiteDefinition = { command: string; expectedOutput?: string } | { env: string[] }
@@ -210,6 +211,18 @@ function toolDefinition(
   }
   checkPlaceholderTypos(template, parameters, fileName, `${path}.${key}`)
   const filter = body.additional_instructions ?? toolsetFilter
+  if (filter?.trim()) {
+    const parsed = parseOutputFilter(filter)
+    if ("refused" in parsed) {
+      const key = body.additional_instructions !== undefined ? `${path}.additional_instructions` : path
+      fail(
+        fileName,
+        key,
+        `output filter (additional_instructions) \`${filter.trim()}\` refused: ${parsed.refused} ` +
+          `(a filter runs under run_bash_command's rules: one pipeline of plain commands) (tool ${body.name})`,
+      )
+    }
+  }
   return {
     name: body.name,
     description: body.description,

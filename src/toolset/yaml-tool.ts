@@ -1,12 +1,14 @@
 import type { ToolParameter } from "../tool/parameter.ts"
 import { StructuredToolResult, ToolResultStatus } from "../tool/result.ts"
-import { type ProcessResult, runProcess } from "../tool/spawn.ts"
+import { type ProcessResult, runPipeline, runProcess } from "../tool/spawn.ts"
 import { spawnScope } from "../tool/spawn-scope.ts"
 import { CommandTemplate, ENV_PREFIX, TemplateError } from "../tool/template.ts"
 import { paramsInOneLine, Tool, type ToolContext } from "../tool/tool.ts"
+import { withSafeModes } from "./bash/bash-tool.ts"
 import { type Verdict, worst } from "./bash/verdict.ts"
+import { type OutputFilter, parseOutputFilter } from "./output-filter.ts"
 import { type ProgramKind, programTextVerdict } from "./program-text.ts"
-import { commandArgv, shellArgv } from "./shell.ts"
+import { commandArgv } from "./shell.ts"
 
 export type YamlToolInit = {
   name: string
@@ -43,6 +45,7 @@ export class YamlTool extends Tool {
   readonly #command: string
   #template: CommandTemplate | undefined
   readonly outputFilter: string | undefined
+  readonly #filter: OutputFilter | undefined
   /**
    * Declared by the toolset (`host_view: true`). The containment does not act on it yet: it needs
    * a way to show such a tool the host's mount table (see docs/toolsets.md).
@@ -65,6 +68,14 @@ export class YamlTool extends Tool {
     this.#config = init.config ?? {}
     this.#passEnv = init.passEnv ?? {}
     this.outputFilter = init.outputFilter
+    if (init.outputFilter?.trim()) {
+      const filter = parseOutputFilter(init.outputFilter)
+      if ("refused" in filter)
+        throw new TemplateError(
+          `output filter (additional_instructions) \`${init.outputFilter.trim()}\` refused: ${filter.refused}`,
+        )
+      this.#filter = filter
+    }
     this.hostView = init.hostView ?? false
     if (!init.checked) this.#template = this.#parse()
   }
@@ -87,7 +98,16 @@ export class YamlTool extends Tool {
     // A denial is not put to a human: `invoke` refuses it, approved or not.
     if (verdict.decision === "deny") return false
     if (this.needsApproval) return true
-    return verdict.decision === "approve" ? `Needs approval: ${verdict.reason}.` : false
+    if (verdict.decision === "approve") return `Needs approval: ${verdict.reason}.`
+    return this.filterApproval ?? false
+  }
+
+  /** Why every call needs a human because of the output filter, if it does. */
+  get filterApproval(): string | undefined {
+    const filter = this.#filter
+    return filter?.approval
+      ? `Needs approval: its output filter (additional_instructions) \`${filter.text}\`: ${filter.approval}.`
+      : undefined
   }
 
   /** The most restrictive verdict over the program texts among the values. */
@@ -134,6 +154,15 @@ export class YamlTool extends Tool {
       return new StructuredToolResult({
         status: ToolResultStatus.APPROVAL_REQUIRED,
         error: `Needs approval: ${verdict.reason}.`,
+        params,
+        invocation: this.#display(params) ?? this.getParameterizedOneLiner(params),
+      })
+    }
+    const filterApproval = this.filterApproval
+    if (filterApproval && !context.approved) {
+      return new StructuredToolResult({
+        status: ToolResultStatus.APPROVAL_REQUIRED,
+        error: filterApproval,
         params,
         invocation: this.#display(params) ?? this.getParameterizedOneLiner(params),
       })
@@ -197,8 +226,9 @@ export class YamlTool extends Tool {
 
   /**
    * HolmesGPT's `additional_instructions`: the output of a successful run piped through the
-   * operator's filter, run as the command was (same shell, environment, containment, output cap,
-   * the rest of the timeout). A failing filter fails the call, naming the filter.
+   * operator's filter (output-filter.ts: run_bash_command's grammar and policy), run without a
+   * shell in the read-only view, with the command's environment, the request's process quota,
+   * the output cap and the rest of the timeout. A failing filter fails the call, naming it.
    */
   async #filtered(
     run: ProcessResult,
@@ -206,21 +236,26 @@ export class YamlTool extends Tool {
     remainingMs: number,
     context: ToolContext,
   ): Promise<ProcessResult> {
-    if (!this.outputFilter || run.exitCode !== 0 || run.timedOut) return run
-    const filtered = await runProcess({
-      argv: shellArgv(this.outputFilter, env),
+    const filter = this.#filter
+    if (!filter || run.exitCode !== 0 || run.timedOut) return run
+    const filtered = await runPipeline({
+      // As run_bash_command: programs with a sandbox mode get it when no human approved the call.
+      stages: filter.approval ? filter.stages : withSafeModes(filter.stages, env),
       env,
       stdin: run.output,
       timeoutMs: Math.max(remainingMs, 1000),
       signal: context.signal,
       maxOutputBytes: context.limits.outputMaxBytes,
+      // A filter reads text; it writes nothing, approved or not.
+      view: "read-only",
+      ...(context.quota ? { quota: context.quota } : {}),
     })
     // HolmesGPT keeps the filter's stdout; its stderr (a jq warning) is no part of the answer.
     if (filtered.exitCode === 0) return { ...filtered, output: filtered.stdout }
     if (filtered.timedOut) return filtered
     return {
       ...filtered,
-      output: `Output filter (additional_instructions) \`${this.outputFilter.trim()}\` failed:\n${filtered.output}`,
+      output: `Output filter (additional_instructions) \`${filter.text}\` failed:\n${filtered.output}`,
     }
   }
 

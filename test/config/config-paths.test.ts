@@ -47,6 +47,18 @@ describe("paths in a config file", () => {
     expect(names).toContain("local/tools")
   })
 
+  test("store.path: ~ is the home folder, a relative path is read from the config file's folder", () => {
+    const dir = mkdtempSync(join(tmpdir(), "dupin-etc-"))
+    const at = (value: string) => {
+      const path = join(dir, "config.yaml")
+      writeFileSync(path, `store:\n  path: ${value}\n`)
+      return Config.loadFromFile(path, { env: { HOME: "/home/op" } }).store
+    }
+    expect(at("~/state/dupin.db")).toEqual({ engine: "sqlite", path: "/home/op/state/dupin.db" })
+    expect(at("data/dupin.db")).toEqual({ engine: "sqlite", path: join(dir, "data", "dupin.db") })
+    expect(at("/var/lib/dupin/dupin.db")).toEqual({ engine: "sqlite", path: "/var/lib/dupin/dupin.db" })
+  })
+
   test("library options expand ~ and keep other relative paths as given", () => {
     const config = new Config({ customToolsets: ["~/a.yaml", "b.yaml"], env: { HOME: "/home/op" } })
     expect(config.customToolsets).toEqual(["/home/op/a.yaml", "b.yaml"])

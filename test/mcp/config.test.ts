@@ -217,4 +217,36 @@ test("a stdio command given as a path is read from the naming file's folder; a b
   expect(at("./mcp/server.py")).toMatchObject({ command: "/etc/dupin/toolsets/mcp/server.py" })
   expect(at("~/bin/mcp")).toMatchObject({ command: "/home/op/bin/mcp" })
   expect(at("npx")).toMatchObject({ command: "npx" })
+  // A name with a slash is a path for the shell too, never looked up on PATH.
+  expect(at("bin/mcp")).toMatchObject({ command: "/etc/dupin/toolsets/bin/mcp" })
+})
+
+// Issue 21 item 1, everywhere a config names a path: writable_paths too.
+test("a stdio server's writable_paths expand ~ and are read from the naming file's folder", () => {
+  const spec = parseMcpServer(
+    "s",
+    { config: { command: "npx", writable_paths: ["~/cache", "spool", "/var/tmp/x"] } },
+    "/etc/dupin/toolsets/team.yaml",
+    { HOME: "/home/op" },
+  )
+  expect(spec.transport).toMatchObject({
+    writablePaths: ["/home/op/cache", "/etc/dupin/toolsets/spool", "/var/tmp/x"],
+  })
+})
+
+// Issue 21 item 3: config.type, HolmesGPT's documented name of mode, warned at every start.
+test("config.type is read as config.mode without a warning", () => {
+  const lines: string[] = []
+  const restore = setLogSink((line) => lines.push(line))
+  const level = setLogLevel("INFO")
+  try {
+    const http = parseMcpServer("h", { config: { type: "sse", url: "http://127.0.0.1:9/sse" } }, "f.yaml", {})
+    expect(http.transport).toMatchObject({ kind: "sse" })
+    const stdio = parseMcpServer("s", { config: { type: "stdio", command: "python3" } }, "f.yaml", {})
+    expect(stdio.transport).toMatchObject({ kind: "stdio", command: "python3" })
+  } finally {
+    setLogSink(restore)
+    setLogLevel(level)
+  }
+  expect(lines.filter((l) => l.includes('"WARN"'))).toEqual([])
 })

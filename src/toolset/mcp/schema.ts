@@ -169,15 +169,18 @@ function transportOf(
     if (!config.command) return fail("stdio needs command (the program that runs the server)")
     // A program named by path (`./server.py`, `~/bin/mcp`) is found from the file that names it,
     // like every path in a config; a bare name (`npx`) is looked up on PATH as before.
-    const command = /^(~\/|\.\.?\/)/.test(config.command)
-      ? resolveConfigPath(config.command, file, env)
-      : config.command
+    // A name with a slash is a path for the shell too (`bin/server` is not looked up on PATH).
+    const command =
+      config.command.startsWith("~/") || config.command.includes("/")
+        ? resolveConfigPath(config.command, file, env)
+        : config.command
+    const writable = config.writable_paths?.map((p) => resolveConfigPath(p, file, env))
     return {
       kind: "stdio",
       command,
       args: config.args ?? [],
       env: config.env ?? {},
-      ...(config.writable_paths ? { writablePaths: config.writable_paths } : {}),
+      ...(writable ? { writablePaths: writable } : {}),
     }
   }
   if (config.writable_paths !== undefined) fail("writable_paths is for stdio servers")
