@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, test } from "bun:test"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,6 +10,10 @@ import { redactOffLoop } from "../src/offloop/redact.ts"
 import { redact } from "../src/redact.ts"
 import { addSecretValues } from "../src/redact-values.ts"
 import { createRuntime } from "../src/runtime/runtime.ts"
+import { resetContainment } from "../src/tool/containment/index.ts"
+
+// createRuntime applies the config's containment, which is process-wide: leave none behind.
+afterAll(() => resetContainment())
 
 // Issue 21 item 8: keys without an uppercase letter (DeepSeek, OpenRouter) were redacted nowhere,
 // and a configured key of no known shape was written to the history file when pasted.

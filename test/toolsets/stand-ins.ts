@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { configureContainment } from "../../src/tool/containment/index.ts"
 import { ToolExecutor } from "../../src/tool/executor.ts"
 import type { StructuredToolResult } from "../../src/tool/result.ts"
 import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
@@ -43,6 +44,10 @@ export class StandIns {
   #calls = 0
 
   constructor(programs: string[], options: { pathDirs?: string[] } = {}) {
+    // Stand-ins record their calls in their own folder, so they run uncontained. Said here, not
+    // inherited: containment is process-wide, and any earlier test file that built a runtime
+    // (createRuntime applies the config's containment) would leave the file system read-only.
+    configureContainment({ mode: "off" })
     this.dir = mkdtempSync(join(tmpdir(), "dupin-stand-ins-"))
     this.markDir = mkdtempSync(join(tmpdir(), "dupin-stand-ins-marks-"))
     for (const program of programs) {
