@@ -70,6 +70,13 @@ type CommonOptions = {
    * for the model, which reads a prefix and pages the rest. Not for output a program reads whole.
    */
   spill?: boolean
+  /**
+   * The answer is about the host's processes (`ps`, `ss -p`; a YAML tool's `host_view: true`): on
+   * a read-only run with bubblewrap, the run sees the host's /proc, read-only, in a sandbox of its
+   * own (the per-call wrapper, ~20 ms), instead of the private /proc of a helper's run, where `ps`
+   * lists only itself. Only where dupin is non-dumpable: its environ, memory and fds stay closed.
+   */
+  hostView?: boolean
 }
 
 export type RunProcessOptions = CommonOptions & {
@@ -136,9 +143,11 @@ async function execute(
     const aborted = options.signal?.aborted ?? false
     return capture.result({ stages: exits, started, aborted, timedOut: !aborted })
   }
-  if (containment.pool) {
+  const view = options.view ?? "read-only"
+  const hostProc = Boolean(options.hostView) && view === "read-only" && containment.info.nonDumpable
+  if (containment.pool && !hostProc) {
     try {
-      const sandbox = containment.pool.get(options.view ?? "read-only", options.env)
+      const sandbox = containment.pool.get(view, options.env)
       const group = options.quota?.key ?? "unscoped"
       const memoryBytes = options.quota?.memoryBytes ?? containment.requestMemoryBytes
       return await executeInHelper(
@@ -160,7 +169,7 @@ async function execute(
   }
   let sandbox: SandboxRun
   try {
-    sandbox = openSandbox(containment, { env: options.env, cwd: options.cwd })
+    sandbox = openSandbox(containment, { env: options.env, cwd: options.cwd, hostProc })
   } catch (error) {
     release()
     return refuse(

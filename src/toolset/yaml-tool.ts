@@ -46,10 +46,7 @@ export class YamlTool extends Tool {
   #template: CommandTemplate | undefined
   readonly outputFilter: string | undefined
   readonly #filter: OutputFilter | undefined
-  /**
-   * Declared by the toolset (`host_view: true`). The containment does not act on it yet: it needs
-   * a way to show such a tool the host's mount table (see docs/toolsets.md).
-   */
+  /** Declared by the toolset (`host_view: true`): the run sees the host's processes (spawn.ts `hostView`). */
   readonly hostView: boolean
   /** `runProcess` kills the group at the deadline and keeps what was printed. */
   protected override readonly timeoutOwner = "process"
@@ -188,6 +185,7 @@ export class YamlTool extends Tool {
       ...spawnScope(context),
       // A filter reads the output whole.
       spill: !this.outputFilter,
+      hostView: this.hostView,
     })
     const result = await this.#filtered(run, env, seconds * 1000 - (Date.now() - started), context)
     const cut =

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { configureContainment, resetContainment } from "../../src/tool/containment/index.ts"
 import { ToolResultStatus } from "../../src/tool/result.ts"
+import { runProcess } from "../../src/tool/spawn.ts"
 import { DEFAULT_TOOL_LIMITS, type Tool, type ToolContext } from "../../src/tool/tool.ts"
 import { buildToolEnv } from "../../src/tool/tool-env.ts"
 import type { Toolset } from "../../src/tool/toolset.ts"
@@ -89,22 +90,55 @@ describe("linux/host", () => {
   })
 })
 
-// Issue 21 item 9: inside the sandbox, df listed the sandbox's own tmpfs mounts (a 64 MiB
-// /dev/shm, the masked /etc/dupin, dupin's run dirs) as if they were the host's.
-describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")(
-  "host_disk_usage under containment",
-  () => {
-    beforeAll(() => {
-      configureContainment({ mode: "auto" })
-    })
-    afterAll(() => resetContainment())
+// Issue 21 item 9: a tool whose answer is about the host must see the host's view. Inside the
+// sandbox, df listed the sandbox's own tmpfs mounts (a 64 MiB /dev/shm, the masked /etc/dupin,
+// dupin's run dirs) as if they were the host's, and ps listed only the run's own processes.
+describe.skipIf(!Bun.which("bwrap") || process.platform !== "linux")("host tools under containment", () => {
+  beforeAll(() => {
+    configureContainment({ mode: "auto" })
+  })
+  afterAll(() => resetContainment())
 
-    test("reports the host's disk filesystems, none of the sandbox's own mounts", async () => {
-      expect((tool("host_disk_usage") as YamlTool).hostView).toBe(true)
-      const result = await call("host_disk_usage")
+  test("host_disk_usage reports the host's disk filesystems, none of the sandbox's own mounts", async () => {
+    const result = await call("host_disk_usage")
+    const text = String(result.data)
+    expect(text).toMatch(/ \/\n/) // the root filesystem
+    for (const own of ["/dev/shm", "/etc/dupin", "dupin-runs", " /dev\n"]) expect(text).not.toContain(own)
+    // The same disk filesystems the host's own df lists.
+    const hostDf = Bun.spawnSync(["df", "--output=target", "-x", "tmpfs", "-x", "devtmpfs", "-x", "squashfs"])
+    for (const target of hostDf.stdout.toString().trim().split("\n").slice(1))
+      expect(text).toContain(` ${target.trim()}\n`)
+  })
+
+  test("host_top_processes lists the host's processes, and the run can signal none of them", async () => {
+    expect((tool("host_top_processes") as YamlTool).hostView).toBe(true)
+    const marker = Bun.spawn(["sleep", "4242"], { stdout: "ignore", stderr: "ignore" })
+    try {
+      // Sorted by memory and long enough to reach a sleep: ps's own comm column names it.
+      const result = await call("host_top_processes", { sort_by: "mem", count: 2000 })
       const text = String(result.data)
-      expect(text).toMatch(/ \/\n/) // the root filesystem
-      for (const own of ["/dev/shm", "/etc/dupin", "dupin-runs", " /dev\n"]) expect(text).not.toContain(own)
-    })
-  },
-)
+      expect(text).toContain("sleep")
+      expect(text).toMatch(new RegExp(`^\\s*${marker.pid}\\s`, "m"))
+      // A host-view run lists host processes but, in its own pid namespace, signals none of
+      // them, and dupin's (non-dumpable) environ stays closed.
+      const probe = await runProcess({
+        argv: [
+          "sh",
+          "-c",
+          `kill ${marker.pid}; echo "kill=$?"; cat /proc/${process.pid}/environ; echo "cat=$?"`,
+        ],
+        env,
+        timeoutMs: 10_000,
+        maxOutputBytes: 10_000,
+        hostView: true,
+      })
+      expect(probe.output).toMatch(/kill=[1-9]/)
+      expect(probe.output).toMatch(/cat=[1-9]/)
+      expect(probe.output).not.toContain("PATH=")
+      await Bun.sleep(50)
+      expect(marker.exitCode).toBeNull()
+    } finally {
+      marker.kill()
+    }
+  })
+})

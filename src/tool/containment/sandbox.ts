@@ -27,7 +27,13 @@ export type SandboxRun = {
 
 export function openSandbox(
   containment: ContainmentState,
-  options: { env: Record<string, string>; cwd: string | undefined; writable?: readonly string[] },
+  options: {
+    env: Record<string, string>
+    cwd: string | undefined
+    writable?: readonly string[]
+    /** The host's /proc, read-only, in place of a private one (a host-view run; see spawn.ts). */
+    hostProc?: boolean
+  },
 ): SandboxRun {
   const { info, programs } = containment
   if (info.level === "none" && !programs.prlimit) {
@@ -48,6 +54,7 @@ export function openSandbox(
           ...viewPlan(containment, "read-only", tempDir, options.env, []),
           writable: [...containment.writable, ...writableOf(options.writable ?? [], containment)],
           cwd: options.cwd,
+          ...(options.hostProc ? { flavor: { ...containment.flavor, proc: "host" as const } } : {}),
         })
       : info.mechanism === "unshare" && programs.unshare && programs.sh
         ? [...unshareArgs(programs.unshare), ...reaperArgs(programs.sh)]
