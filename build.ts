@@ -4,18 +4,25 @@
  * Toolsets, prompts and the model catalog are imported statically, so the binary reads nothing
  * from the build tree at run time. The built-in YAML toolsets are parsed and validated here, once,
  * and inlined as JSON (DUPIN_BUILTIN_TOOLSETS): a broken built-in file fails the build, and the
- * binary does no YAML parsing at start-up.
+ * binary does no YAML parsing at start-up. The tokenizer's vocabularies are built here too and
+ * embedded as files (src/llm/vocabulary-file.ts): a start reads ~4 MB instead of parsing the
+ * ranks' base64 in a worker, and neither the ranks modules nor that worker are in the binary.
  *
  * Cross-compiling needs the Bun runtime of each target, which Bun downloads from the internet on
  * first use (then caches it). Without network access those targets fail; `--all` then reports
  * each target's outcome and exits 1, and the host build (`bun run build`) is unaffected.
  */
-import { statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { $ } from "bun"
 import pkg from "./package.json" with { type: "json" }
+import type { EncodingName } from "./src/llm/bpe-vocabulary.ts"
+import { buildVocabularyFile, VOCABULARY_DIR, vocabularyFileName } from "./src/llm/vocabulary-file.ts"
 import { builtinToolsetsJson } from "./src/toolset/builtin/parse.ts"
 
 const TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const
+const ENCODINGS: readonly EncodingName[] = ["o200k_base", "cl100k_base"]
 
 async function commit(): Promise<string> {
   const out = await $`git rev-parse --short HEAD`.quiet().nothrow()
@@ -34,21 +41,35 @@ function parsedToolsets(): string {
   }
 }
 
+/**
+ * Both vocabularies, in a temp folder named VOCABULARY_DIR: the binary embeds the folder under its
+ * root by that name, where src/llm/vocabulary-file.ts reads it. Built once for every target (the
+ * files are the same on all of them).
+ */
+async function vocabularies(): Promise<string> {
+  const dir = join(mkdtempSync(join(tmpdir(), "dupin-build-")), VOCABULARY_DIR)
+  mkdirSync(dir)
+  for (const encoding of ENCODINGS) {
+    await Bun.write(join(dir, vocabularyFileName(encoding)), await buildVocabularyFile(encoding))
+  }
+  return dir
+}
+
 async function build(
   target: string | undefined,
   outfile: string,
   gitCommit: string,
   toolsets: string,
+  vocabularyDir: string,
 ): Promise<void> {
   const result = await Bun.build({
     // Each worker is an entry of its own: a Worker loads it by path (src/context/search-runner.ts,
-    // src/offloop/runner.ts, src/llm/encoder-build.ts, src/toolset/mcp/stdio-transport.ts).
+    // src/offloop/runner.ts, src/toolset/mcp/stdio-transport.ts).
     entrypoints: [
       "./src/main.ts",
       "./src/context/search-worker.ts",
       "./src/offloop/worker.ts",
       "./src/toolset/mcp/stdio-worker.ts",
-      "./src/llm/encoder-worker.ts",
     ],
     compile: {
       ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
@@ -56,11 +77,12 @@ async function build(
       // An operator's .env or bunfig.toml in the working directory must not change the binary.
       autoloadDotenv: false,
       autoloadBunfig: false,
+      assets: [vocabularyDir],
     },
     target: "bun",
     format: "esm",
     bytecode: true,
-    // Each command's modules, the openai SDK and the tokenizer ranks become chunks inside the binary,
+    // Each command's modules and the openai SDK become chunks inside the binary,
     // loaded only when reached: `serve` and `version` no longer load the whole bundle at start.
     splitting: true,
     // Identifiers stay: Elysia relies on function and class names at run time.
@@ -69,6 +91,7 @@ async function build(
       DUPIN_VERSION: JSON.stringify(pkg.version),
       DUPIN_COMMIT: JSON.stringify(gitCommit),
       DUPIN_BUILTIN_TOOLSETS: JSON.stringify(toolsets),
+      DUPIN_PREBUILT_VOCABULARY: "true",
     },
   })
   if (!result.success) {
@@ -89,15 +112,17 @@ function size(path: string): string {
 
 const gitCommit = await commit()
 const toolsets = parsedToolsets()
+const vocabularyDir = await vocabularies()
+process.on("exit", () => rmSync(dirname(vocabularyDir), { recursive: true, force: true }))
 if (!process.argv.includes("--all")) {
-  await build(undefined, "./dist/dupin", gitCommit, toolsets)
+  await build(undefined, "./dist/dupin", gitCommit, toolsets, vocabularyDir)
   console.log(`built ./dist/dupin (${size("./dist/dupin")}, ${pkg.version}, commit ${gitCommit})`)
 } else {
   let failed = 0
   for (const target of TARGETS) {
     const outfile = `./dist/dupin-${target}`
     try {
-      await build(target, outfile, gitCommit, toolsets)
+      await build(target, outfile, gitCommit, toolsets, vocabularyDir)
       console.log(`${target}: built ${outfile} (${size(outfile)})`)
     } catch (error) {
       failed++

@@ -6,16 +6,31 @@
  * thread's heap, and the event loop waits a few milliseconds at most. Where a worker cannot start,
  * the build runs here, giving the event loop a turn every few milliseconds, except while the ranks
  * module loads (one block of ~50 ms that cannot be cut).
+ *
+ * The compiled binary does none of this: build.ts builds both vocabularies and embeds them
+ * (vocabulary-file.ts), and a start reads one into typed arrays, off the loop, in a few
+ * milliseconds. Neither the ranks modules nor the worker are in the binary.
  */
 import { log } from "../log.ts"
 import { yieldToLoop } from "../offloop/yield.ts"
 import { BytePairEncoder } from "./bpe.ts"
 import { buildVocabulary, type EncodingName, loadRanks, type Vocabulary } from "./bpe-vocabulary.ts"
 import type { BuildReply } from "./encoder-worker.ts"
+import { readEmbeddedVocabulary } from "./vocabulary-file.ts"
+
+/** Defined by build.ts: the binary holds the vocabularies prebuilt. Undefined from source. */
+declare const DUPIN_PREBUILT_VOCABULARY: boolean | undefined
 
 class WorkerUnavailable extends Error {}
 
 export async function buildEncoder(encoding: EncodingName): Promise<BytePairEncoder> {
+  // A constant in the binary: the bundler drops the other branch, and with it the ranks modules.
+  return typeof DUPIN_PREBUILT_VOCABULARY === "boolean"
+    ? new BytePairEncoder(await readEmbeddedVocabulary(encoding))
+    : buildFromRanks(encoding)
+}
+
+async function buildFromRanks(encoding: EncodingName): Promise<BytePairEncoder> {
   try {
     return new BytePairEncoder(await buildInWorker(encoding))
   } catch (error) {

@@ -8,13 +8,13 @@ import { compileChatRequest } from "./chat-request.ts"
 /**
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
  * blocked /healthz 0.7 s), done in the background once the port is bound, while the toolsets'
- * prerequisites still run: load the provider SDK, start building the default model's tokenizer
- * (the longest step, in a short-lived worker: llm/encoder-build.ts), start one off-loop worker
- * (src/offloop/), compile the chat request's schema, load the chat route and the engine (app.ts
- * and runtime.ts load them lazily), then count the tool definitions once (later counts hit the
- * piece memo). One step per turn of the event loop: a probe or request that arrives meanwhile
- * waits for the step under way (the SDK's module load, ~25 ms, is the longest and cannot be cut),
- * never for the whole warm-up. /readyz does not wait for it.
+ * prerequisites still run: load the provider SDK, start loading the default model's tokenizer
+ * (llm/encoder-build.ts: read prebuilt in the binary, built in a short-lived worker from source),
+ * start one off-loop worker (src/offloop/), compile the chat request's schema, load the chat route
+ * and the engine (app.ts and runtime.ts load them lazily), then count the tool definitions once
+ * (later counts hit the piece memo). One step per turn of the event loop: a probe or request that
+ * arrives meanwhile waits for the step under way (the SDK's module load, ~25 ms, is the longest and
+ * cannot be cut), never for the whole warm-up. /readyz does not wait for it.
  */
 export function warmUpLater(runtime: Runtime): void {
   warmUp(runtime).catch(() => {

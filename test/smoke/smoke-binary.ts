@@ -6,6 +6,9 @@
  * Prints each check; exits 1 on the first failure.
  */
 import { join } from "node:path"
+import type { ChatResponseBody } from "../../src/agent/response-body.ts"
+import { TokenCounter } from "../../src/llm/tokens.ts"
+import type { ToolSchema } from "../../src/llm/types.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { isolate, run, serve } from "./binary.ts"
 
@@ -30,6 +33,23 @@ function toolResultSent(fake: FakeProvider, requestIndex: number): string {
     .filter((m) => m.role === "tool")
     .map((m) => String(m.content))
     .join("\n")
+}
+
+/**
+ * The binary reads its vocabularies prebuilt (build.ts); from source they are built from the ranks
+ * (test/llm checks those ids against js-tiktoken's). The counts of the whole conversation, tool
+ * definitions as the provider received them included, must be the same.
+ */
+async function checkTokenCounts(fake: FakeProvider, body: ChatResponseBody, model: string, what: string) {
+  const counter = await TokenCounter.forModel(model)
+  const tools = (fake.requests.at(-1)?.body?.tools ?? []) as ToolSchema[]
+  const expected = counter.tally(body.conversation_history, tools)
+  check(
+    JSON.stringify(body.metadata?.tokens) === JSON.stringify(expected),
+    `${what}: ${expected.total_tokens} tokens (${counter.encoding}), as counted from source`,
+    `binary: ${JSON.stringify(body.metadata?.tokens)}
+source: ${JSON.stringify(expected)}`,
+  )
 }
 
 const fake = await startFakeProvider()
@@ -100,7 +120,7 @@ try {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ ask: "how much memory is free?" }),
     })
-    const body = (await response.json()) as { analysis?: string; tool_calls?: Array<{ tool_name: string }> }
+    const body = (await response.json()) as ChatResponseBody
     check(response.status === 200, "POST /api/chat is 200", JSON.stringify(body))
     check(body.analysis === "Served answer.", "POST /api/chat returns the analysis", JSON.stringify(body))
     check(
@@ -112,12 +132,24 @@ try {
       toolResultSent(fake, start + 1).includes(tool.evidence),
       `serve sent the ${tool.name} result to the model`,
     )
+    await checkTokenCounts(fake, body, "gpt-4o", "POST /api/chat")
     server.proc.kill("SIGTERM")
     const code = await Promise.race([server.proc.exited, Bun.sleep(10_000).then(() => "timeout")])
     check(code === 0, `serve exits 0 on SIGTERM (got ${code})`, server.stderr())
   } finally {
     server.proc.kill("SIGKILL")
   }
+  // The other encoding: gpt-4 counts with cl100k_base.
+  fake.script({ content: "Déjà vu 🚀 <|endoftext|> 日本語." })
+  const gpt4 = await run({ ...iso, env: { ...iso.env, MODEL: "openai/gpt-4" } }, [
+    "ask",
+    "données, 東京 👩‍👩‍👧‍👦?",
+    "--no-interactive",
+    "--json",
+  ])
+  check(gpt4.code === 0, "ask --json with gpt-4 exits 0", gpt4.stderr)
+  await checkTokenCounts(fake, JSON.parse(gpt4.stdout) as ChatResponseBody, "gpt-4", "ask --json")
+
   // An operator's .env or bunfig.toml in the working directory must not change the binary.
   await Bun.write(join(iso.dir, ".env"), "SVC_LOG_LEVEL=LOUD\n")
   await Bun.write(join(iso.dir, "bunfig.toml"), 'preload = ["./boom.ts"]\n')
