@@ -21,8 +21,8 @@ const DRAIN_GRACE_MS = 500
 const SAMPLE_MS = 200
 /**
  * Namespaces made ahead (and kept after a run that left nothing behind), enough for a burst of
- * parallel calls: a run takes one, and another is made once a run has ended (made while it runs,
- * the making would delay its end: the helper has one thread). Each is a `cat` and two namespaces.
+ * parallel calls: a run takes one, and more are made once no run is under way (made while one
+ * runs, the making would delay it: the helper has one thread). Each is a `cat` and two namespaces.
  */
 const SPARES = 8
 const GONE_MS = 5000
@@ -59,13 +59,18 @@ function makeNamespace(): RunNamespace {
   }
 }
 
-/** Tops the spares up, one per turn of the event loop, so that a run's messages wait little. */
+/**
+ * Tops the spares up, one per turn of the event loop, while no run is under way: making one is a
+ * clone, mounts and an exec (2-8 ms of the helper's one thread), which a run's start, exit and
+ * output would wait for. The last run to end calls this again.
+ */
 function refill(): void {
   // A run's namespace comes back to the spares when it ends: those count as made.
-  if (refilling || spares.length + active.size >= SPARES) return
+  if (refilling || active.size > 0 || spares.length >= SPARES) return
   refilling = true
   setTimeout(() => {
     refilling = false
+    if (active.size > 0) return
     try {
       spares.push(makeNamespace())
     } catch {
