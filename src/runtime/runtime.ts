@@ -11,7 +11,7 @@ import type { Config } from "../config/config.ts"
 import { createChatModel } from "../llm/model-factory.ts"
 import type { ChatModel } from "../llm/types.ts"
 import { RunbookCatalog } from "../runbook/catalog.ts"
-import { containmentConfigured } from "../tool/containment/index.ts"
+import { containmentConfigured, warmToolSandbox } from "../tool/containment/index.ts"
 import { ToolExecutor } from "../tool/executor.ts"
 import { buildToolEnv } from "../tool/tool-env.ts"
 import { assembleToolsets } from "../toolset/assemble.ts"
@@ -32,6 +32,12 @@ export type Runtime = {
   model(name?: string, options?: ModelChoice): ChatModel
   /** The engine door over `model(name)` and the executor; built once per model. */
   engine(name?: string, options?: ModelChoice): ToolCallingLLM
+  /**
+   * Starts the tool sandbox now (on another core), before the toolsets are built: their
+   * prerequisite checks are its first runs, and a first question waits for those. For entry
+   * points that will run tools at once (`serve`, `ask`); otherwise the first run starts it.
+   */
+  warmToolSandbox(): void
   /** Stops what the toolsets hold open (MCP servers); the runtime is not used afterwards. */
   close(): Promise<void>
 }
@@ -62,11 +68,16 @@ export function createRuntime(config: Config): Runtime {
         flags: config.enableBash ? { bash: { enabled: true } } : {},
         context: { env: config.env, runbooks: catalog(), protectedPaths: config.security.hiddenPaths },
       }),
-      { limits: config.toolLimits, env: buildToolEnv(config.env) },
+      { limits: config.toolLimits, env: toolEnv() },
     )
     return executor
   }
   const models = new Map<string, ChatModel>()
+  let env: Record<string, string> | undefined
+  const toolEnv = () => {
+    env ??= buildToolEnv(config.env)
+    return env
+  }
   const engines = new Map<string, ToolCallingLLM>()
 
   const model = (name?: string, options?: ModelChoice): ChatModel => {
@@ -104,6 +115,10 @@ export function createRuntime(config: Config): Runtime {
         engines.set(chosen.name, engine)
       }
       return engine
+    },
+    warmToolSandbox() {
+      if (!containmentConfigured()) applyContainment(config.security)
+      warmToolSandbox(toolEnv())
     },
     async close() {
       if (executor) await Promise.all(executor.toolsets.map((t) => t.close()))

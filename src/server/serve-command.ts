@@ -5,7 +5,7 @@ import { writeStderr } from "../commands/output.ts"
 import { requireServerSecrets } from "../config/settings.ts"
 import { errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
-import { containmentInfo, warmToolSandbox } from "../tool/containment/index.ts"
+import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
@@ -53,7 +53,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
   // they run beside the warm-up (warm-up.ts).
   setImmediate(() => {
-    warmToolSandbox(server.runtime.executor.options.env)
+    server.runtime.warmToolSandbox()
     setImmediate(() => void logToolsetStatus(server.runtime))
   })
 

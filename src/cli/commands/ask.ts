@@ -68,6 +68,8 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   // stdin is read or a question is sent.
   const runtime = createRuntime(config)
   const model = runtime.model()
+  // The prerequisite checks are the sandbox's first runs: it starts while the toolsets are built.
+  runtime.warmToolSandbox()
   const executor = runtime.executor
   const llm = runtime.engine()
   // Both are needed before the first question goes out. The prerequisite checks mostly wait on
