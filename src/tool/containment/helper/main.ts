@@ -65,7 +65,6 @@ function makeNamespace(): RunNamespace {
  * output would wait for. The last run to end calls this again.
  */
 function refill(): void {
-  // A run's namespace comes back to the spares when it ends: those count as made.
   if (refilling || active.size > 0 || spares.length >= SPARES) return
   refilling = true
   setTimeout(() => {
@@ -197,6 +196,7 @@ async function run(request: RunRequest): Promise<void> {
   for (const cancel of cancels) cancel()
   for (const r of readers) closeFd(r.fd)
   reply(failed ? { startError: failed } : {}, entry.memoryKilled)
+  // Runs still under way bring their namespaces back too: those count as spares already.
   if (reusable && spares.length + active.size < SPARES && emptied(ns.dir)) spares.push(ns)
   else {
     await end(ns)
