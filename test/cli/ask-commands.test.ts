@@ -1,25 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { waitFor } from "../support/wait.ts"
 import { PtySession } from "./pty.ts"
-import { cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
+import { cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS, tempFile, terminalTests } from "./support.ts"
 
 /** A new prompt: bracketed paste switched on with raw mode, then the prompt drawn. */
 const PROMPT = "\x1b[?2004h\r\x1b[J> "
 
-let fake: FakeProvider
-let session: PtySession | undefined
-beforeEach(async () => {
-  fake = await startFakeProvider()
-})
-afterEach(async () => {
-  session?.proc.kill()
-  session = undefined
-  await fake.stop()
-})
+const t = terminalTests()
 
 /** A PATH with a few programs and no kubectl, helm or docker: their toolsets fail. */
 function pathWithoutKubectl(): string {
@@ -32,16 +22,16 @@ function pathWithoutKubectl(): string {
 }
 
 function start(args: string[], extra: Record<string, string>): PtySession {
-  session = new PtySession(
+  t.session = new PtySession(
     args,
-    cliEnv(fake, {
+    cliEnv(t.fake, {
       TERM: "xterm-256color",
       XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "dupin-state-")),
       ...extra,
     }),
     tmpdir(),
   )
-  return session
+  return t.session
 }
 
 describe("an interactive start that orients", () => {
@@ -59,7 +49,7 @@ describe("an interactive start that orients", () => {
         command: "seq 1 300; printf 'evil\\\\033]0;owned\\\\007end'"
 `,
       )
-      fake.script({ toolCalls: [{ name: "print_log", arguments: {} }] }, { content: "Looked at the log." })
+      t.fake.script({ toolCalls: [{ name: "print_log", arguments: {} }] }, { content: "Looked at the log." })
       const s = start(["ask", "--toolset-file", toolset], {
         PATH: pathWithoutKubectl(),
         PAGER: "sed 's/^/paged: /'",
@@ -98,7 +88,7 @@ describe("an interactive start that orients", () => {
       }
       s.type("exit\r")
       expect(await s.exited()).toBe(0)
-      expect(fake.requests).toHaveLength(2)
+      expect(t.fake.requests).toHaveLength(2)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -108,12 +98,12 @@ describe("an interactive start that orients", () => {
     async () => {
       const xdg = mkdtempSync(join(tmpdir(), "dupin-xdg-"))
       mkdirSync(join(xdg, "dupin"))
-      const entry = (id: string) => `    model: ${id}\n    api_key: test\n    api_base: ${fake.url}\n`
+      const entry = (id: string) => `    model: ${id}\n    api_key: test\n    api_base: ${t.fake.url}\n`
       writeFileSync(
         join(xdg, "dupin", "config.yaml"),
         `model: fast\nmodelList:\n  fast:\n${entry("openai/gpt-4o")}  big:\n${entry("openai/gpt-4.1")}`,
       )
-      fake.script({ content: "first" }, { content: "second" })
+      t.fake.script({ content: "first" }, { content: "second" })
       const s = start(["ask"], { XDG_CONFIG_HOME: xdg, MODEL: "" })
       expect(await s.waitFor(PROMPT)).toContain("dupin · openai/gpt-4o")
       s.type("hello\r")
@@ -123,11 +113,11 @@ describe("an interactive start that orients", () => {
       s.type("/model big\r")
       expect(await s.waitFor(PROMPT)).toContain("Model: big (1,047,576-token context)")
       s.type("and now?\r")
-      await waitFor(() => fake.requests.length > 1, { what: "the second question" })
-      expect(fake.requests[0]?.body?.model).toBe("gpt-4o")
-      expect(fake.requests[1]?.body?.model).toBe("gpt-4.1")
+      await waitFor(() => t.fake.requests.length > 1, { what: "the second question" })
+      expect(t.fake.requests[0]?.body?.model).toBe("gpt-4o")
+      expect(t.fake.requests[1]?.body?.model).toBe("gpt-4.1")
       // The conversation went on: the second request carries the first answer.
-      expect(messagesOf(fake.requests[1]?.body ?? null).map((m) => m.content)).toContain("first")
+      expect(messagesOf(t.fake.requests[1]?.body ?? null).map((m) => m.content)).toContain("first")
       await s.waitFor(PROMPT)
       s.type("quit\r")
       expect(await s.exited()).toBe(0)

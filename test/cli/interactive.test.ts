@@ -1,22 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
-import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { waitFor } from "../support/wait.ts"
 import { PtySession } from "./pty.ts"
-import { approvalToolsetFile, cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS } from "./support.ts"
+import { approvalToolsetFile, cliEnv, messagesOf, SUBPROCESS_TIMEOUT_MS, terminalTests } from "./support.ts"
 
-let fake: FakeProvider
-let session: PtySession | undefined
-beforeEach(async () => {
-  fake = await startFakeProvider()
-})
-afterEach(async () => {
-  session?.proc.kill()
-  await fake.stop()
-})
+const t = terminalTests()
 
 function toolMessages(requestIndex: number): string[] {
-  return messagesOf(fake.requests[requestIndex]?.body ?? null)
+  return messagesOf(t.fake.requests[requestIndex]?.body ?? null)
     .filter((m) => m.role === "tool")
     .map((m) => String(m.content))
 }
@@ -25,7 +16,7 @@ describe("interactive ask on a terminal", () => {
   test(
     "approval y and n with feedback, a follow-up, /context, /tools, /clear, /exit",
     async () => {
-      fake.script(
+      t.fake.script(
         {
           toolCalls: [
             { name: "restart_service", arguments: { service: "nginx" } },
@@ -36,19 +27,19 @@ describe("interactive ask on a terminal", () => {
         { content: "The database is fine." },
         { content: "Fresh start." },
       )
-      session = new PtySession(
+      t.session = new PtySession(
         ["ask", "restart nginx and web", "--toolset-file", approvalToolsetFile()],
-        cliEnv(fake),
+        cliEnv(t.fake),
         tmpdir(),
       )
 
-      await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
-      session.type("y\n")
-      await session.waitFor("Run restart_service(service=web)? [y/N] ")
-      session.type("n\n")
-      await session.waitFor("Feedback for the model (optional, Enter to skip): ")
-      session.type("use a reload instead\n")
-      const answer = await session.waitFor("\n> ")
+      await t.session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+      t.session.type("y\n")
+      await t.session.waitFor("Run restart_service(service=web)? [y/N] ")
+      t.session.type("n\n")
+      await t.session.waitFor("Feedback for the model (optional, Enter to skip): ")
+      t.session.type("use a reload instead\n")
+      const answer = await t.session.waitFor("\n> ")
       expect(answer).toContain("Restarted **nginx**; web was left alone.")
       expect(answer).toMatch(/✓ restart_service\(service=nginx\) \d+\.\ds/)
       expect(answer).toMatch(
@@ -62,9 +53,9 @@ describe("interactive ask on a terminal", () => {
       )
       expect(results[1]).not.toContain("restarted web")
 
-      session.type("and the database?\n")
-      expect(await session.waitFor("\n> ")).toContain("The database is fine.")
-      const followUp = messagesOf(fake.requests[2]?.body ?? null)
+      t.session.type("and the database?\n")
+      expect(await t.session.waitFor("\n> ")).toContain("The database is fine.")
+      const followUp = messagesOf(t.fake.requests[2]?.body ?? null)
       expect(followUp.map((m) => m.role)).toEqual([
         "system",
         "user",
@@ -76,25 +67,25 @@ describe("interactive ask on a terminal", () => {
       ])
       expect(String(followUp.at(-1)?.content)).toEndWith("and the database?")
 
-      session.type("/context\n")
-      expect(await session.waitFor("\n> ")).toMatch(
+      t.session.type("/context\n")
+      expect(await t.session.waitFor("\n> ")).toMatch(
         /Context: [\d,]+ of 128,000 tokens[\s\S]*system prompt\s+[\d,]+/,
       )
-      session.type("/tools\n")
+      t.session.type("/tools\n")
       // Issue 21 item 7: each tool with its description, and the ones that ask marked.
-      expect(await session.waitFor("\n> ")).toMatch(
+      expect(await t.session.waitFor("\n> ")).toMatch(
         /test\/ops\s+enabled[\s\S]*! restart_service\s+\S.*\[test\/ops\] \(approval\)/,
       )
 
-      session.type("/clear\n")
-      await session.waitFor("Started a new conversation.\n\n> ")
-      session.type("hello again\n")
-      expect(await session.waitFor("\n> ")).toContain("Fresh start.")
-      expect(messagesOf(fake.requests[3]?.body ?? null).map((m) => m.role)).toEqual(["system", "user"])
+      t.session.type("/clear\n")
+      await t.session.waitFor("Started a new conversation.\n\n> ")
+      t.session.type("hello again\n")
+      expect(await t.session.waitFor("\n> ")).toContain("Fresh start.")
+      expect(messagesOf(t.fake.requests[3]?.body ?? null).map((m) => m.role)).toEqual(["system", "user"])
 
-      session.type("/exit\n")
-      expect(await session.exited()).toBe(0)
-      expect(fake.pending()).toBe(0)
+      t.session.type("/exit\n")
+      expect(await t.session.exited()).toBe(0)
+      expect(t.fake.pending()).toBe(0)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -102,21 +93,21 @@ describe("interactive ask on a terminal", () => {
   test(
     "Ctrl+C stops the run and returns to the prompt; twice within 2 s exits 130",
     async () => {
-      fake.script({ hang: true }, { content: "Second try worked." })
-      session = new PtySession(["ask", "slow question"], cliEnv(fake), tmpdir())
-      // The model call is in flight once the fake provider has recorded it.
-      await waitFor(() => fake.requests.length > 0, { what: "the model call" })
-      session.type("\x03")
-      await session.waitFor("Stopped.")
-      await session.waitFor("\n> ")
+      t.fake.script({ hang: true }, { content: "Second try worked." })
+      t.session = new PtySession(["ask", "slow question"], cliEnv(t.fake), tmpdir())
+      // The model call is in flight once the t.fake provider has recorded it.
+      await waitFor(() => t.fake.requests.length > 0, { what: "the model call" })
+      t.session.type("\x03")
+      await t.session.waitFor("Stopped.")
+      await t.session.waitFor("\n> ")
       // Past the 2 s double-Ctrl+C window, so the next Ctrl+C counts as a first one again.
       await Bun.sleep(2100)
-      session.type("try again\n")
-      expect(await session.waitFor("\n> ")).toContain("Second try worked.")
-      session.type("\x03")
-      await session.waitFor("press Ctrl+C again")
-      session.type("\x03")
-      expect(await session.exited()).toBe(130)
+      t.session.type("try again\n")
+      expect(await t.session.waitFor("\n> ")).toContain("Second try worked.")
+      t.session.type("\x03")
+      await t.session.waitFor("press Ctrl+C again")
+      t.session.type("\x03")
+      expect(await t.session.exited()).toBe(130)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -124,22 +115,22 @@ describe("interactive ask on a terminal", () => {
   test(
     "Ctrl+C at an approval question denies the call, stops the run and returns to the prompt",
     async () => {
-      fake.script({ toolCalls: [{ name: "restart_service", arguments: { service: "nginx" } }] })
-      session = new PtySession(
+      t.fake.script({ toolCalls: [{ name: "restart_service", arguments: { service: "nginx" } }] })
+      t.session = new PtySession(
         ["ask", "restart nginx", "--toolset-file", approvalToolsetFile()],
-        cliEnv(fake),
+        cliEnv(t.fake),
         tmpdir(),
       )
-      await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
-      session.type("\x03")
-      await session.waitFor("Stopped.")
-      await session.waitFor("\n> ")
+      await t.session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+      t.session.type("\x03")
+      await t.session.waitFor("Stopped.")
+      await t.session.waitFor("\n> ")
       // The run ended without a second model call, and nothing was restarted.
-      expect(fake.requests).toHaveLength(1)
-      expect(session.output).toContain("✗ restart_service")
-      expect(session.output).not.toContain("✓ restart_service")
-      session.type("/exit\n")
-      expect(await session.exited()).toBe(0)
+      expect(t.fake.requests).toHaveLength(1)
+      expect(t.session.output).toContain("✗ restart_service")
+      expect(t.session.output).not.toContain("✓ restart_service")
+      t.session.type("/exit\n")
+      expect(await t.session.exited()).toBe(0)
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -147,11 +138,11 @@ describe("interactive ask on a terminal", () => {
   test(
     "end of input (Ctrl+D) at the prompt exits 0",
     async () => {
-      fake.script({ content: "Answer." })
-      session = new PtySession(["ask", "q"], cliEnv(fake), tmpdir())
-      await session.waitFor("\n> ")
-      session.type("\x04")
-      expect(await session.exited()).toBe(0)
+      t.fake.script({ content: "Answer." })
+      t.session = new PtySession(["ask", "q"], cliEnv(t.fake), tmpdir())
+      await t.session.waitFor("\n> ")
+      t.session.type("\x04")
+      expect(await t.session.exited()).toBe(0)
     },
     SUBPROCESS_TIMEOUT_MS,
   )

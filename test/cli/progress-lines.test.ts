@@ -1,20 +1,17 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
-import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { PtySession } from "./pty.ts"
-import { approvalToolsetFile, cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
+import {
+  approvalToolsetFile,
+  cliEnv,
+  runCli,
+  SUBPROCESS_TIMEOUT_MS,
+  tempFile,
+  terminalTests,
+} from "./support.ts"
 
 /** Progress lines that say what happened, and logs that stay out of the conversation. */
-let fake: FakeProvider
-let session: PtySession | undefined
-beforeEach(async () => {
-  fake = await startFakeProvider()
-})
-afterEach(async () => {
-  session?.proc.kill()
-  session = undefined
-  await fake.stop()
-})
+const t = terminalTests()
 
 const KLOG_NOISE = [
   "I1123 10:00:00.000000   12345 memcache.go:265] couldn't get current server API group list",
@@ -50,7 +47,7 @@ describe("progress lines", () => {
   test(
     "✓/✗ lines name the call, so parallel calls of one tool are told apart; an error keeps its useful line, not klog noise; a plan is a checklist",
     async () => {
-      fake.script(
+      t.fake.script(
         {
           toolCalls: [
             {
@@ -71,7 +68,7 @@ describe("progress lines", () => {
         { content: "Done." },
       )
       const result = await runCli(["ask", "what runs?", "--toolset-file", kubeToolset()], {
-        env: cliEnv(fake),
+        env: cliEnv(t.fake),
       })
       expect(result.code).toBe(0)
       const lines = result.stderr.split("\n")
@@ -97,7 +94,7 @@ describe("colour on a terminal", () => {
     test(
       noColor ? "NO_COLOR: the same lines without colour" : "green success, red failure, yellow denial",
       async () => {
-        fake.script(
+        t.fake.script(
           {
             toolCalls: [
               { name: "get_pods", arguments: { namespace: "web" } },
@@ -107,15 +104,15 @@ describe("colour on a terminal", () => {
           },
           { content: "Done." },
         )
-        const env = { ...cliEnv(fake), TERM: "xterm-256color", ...(noColor ? { NO_COLOR: "1" } : {}) }
+        const env = { ...cliEnv(t.fake), TERM: "xterm-256color", ...(noColor ? { NO_COLOR: "1" } : {}) }
         const args = ["ask", "go", "--no-interactive", "--toolset-file", kubeToolset()]
-        session = new PtySession([...args, "--toolset-file", approvalToolsetFile()], env, tmpdir())
-        await session.waitFor("Run restart_service(service=nginx)? [y/N] ")
-        session.type("n\r")
-        await session.waitFor("Enter to skip): ")
-        session.type("\r")
-        expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-        const out = session.output
+        t.session = new PtySession([...args, "--toolset-file", approvalToolsetFile()], env, tmpdir())
+        await t.session.waitFor("Run restart_service(service=nginx)? [y/N] ")
+        t.session.type("n\r")
+        await t.session.waitFor("Enter to skip): ")
+        t.session.type("\r")
+        expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+        const out = t.session.output
         const E = "\x1b"
         if (noColor) {
           expect(out).toMatch(/\[J✓ get_pods\(namespace=web\) \d+\.\ds\n/)
@@ -141,14 +138,14 @@ describe("logs in ask", () => {
   test(
     "on a terminal a warning is one readable line, not JSON",
     async () => {
-      fake.script({ status: 503 }, { content: "Fine." })
-      session = new PtySession(
+      t.fake.script({ status: 503 }, { content: "Fine." })
+      t.session = new PtySession(
         ["ask", "status?", "--no-interactive"],
-        { ...cliEnv(fake, unknownModel), TERM: "xterm-256color" },
+        { ...cliEnv(t.fake, unknownModel), TERM: "xterm-256color" },
         tmpdir(),
       )
-      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-      const out = session.output
+      expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      const out = t.session.output
       expect(out).toMatch(
         /warning: Model not in the built-in catalog; using defaults\..*\(model=openai\/gpt-unknown-test/,
       )
@@ -164,15 +161,15 @@ describe("logs in ask", () => {
   test(
     "on a terminal without cursor moves (TERM=dumb) a warning is a readable line too",
     async () => {
-      fake.script({ content: "Fine." })
-      session = new PtySession(
+      t.fake.script({ content: "Fine." })
+      t.session = new PtySession(
         ["ask", "status?", "--no-interactive"],
-        { ...cliEnv(fake, unknownModel), TERM: "dumb" },
+        { ...cliEnv(t.fake, unknownModel), TERM: "dumb" },
         tmpdir(),
       )
-      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-      expect(session.output).toMatch(/warning: Model not in the built-in catalog; using defaults\./)
-      expect(session.output).not.toContain('"level"')
+      expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      expect(t.session.output).toMatch(/warning: Model not in the built-in catalog; using defaults\./)
+      expect(t.session.output).not.toContain('"level"')
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -180,8 +177,8 @@ describe("logs in ask", () => {
   test(
     "with stderr redirected, or SVC_LOG_LEVEL set, logs stay JSON lines",
     async () => {
-      fake.script({ status: 503 }, { content: "Fine." })
-      const piped = await runCli(["ask", "status?"], { env: cliEnv(fake, unknownModel) })
+      t.fake.script({ status: 503 }, { content: "Fine." })
+      const piped = await runCli(["ask", "status?"], { env: cliEnv(t.fake, unknownModel) })
       expect(piped.code).toBe(0)
       const json = piped.stderr
         .split("\n")
@@ -190,14 +187,14 @@ describe("logs in ask", () => {
       expect(json.map((l) => l.msg)).toContain("llm call failed, retrying")
       expect(json.every((l) => l.level === "WARN")).toBe(true)
 
-      fake.script({ content: "Fine." })
-      session = new PtySession(
+      t.fake.script({ content: "Fine." })
+      t.session = new PtySession(
         ["ask", "status?", "--no-interactive"],
-        { ...cliEnv(fake, unknownModel), TERM: "xterm-256color", SVC_LOG_LEVEL: "WARN" },
+        { ...cliEnv(t.fake, unknownModel), TERM: "xterm-256color", SVC_LOG_LEVEL: "WARN" },
         tmpdir(),
       )
-      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-      expect(session.output).toContain('"level":"WARN"')
+      expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      expect(t.session.output).toContain('"level":"WARN"')
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -233,7 +230,7 @@ describe("provider errors name the URL and what set it", () => {
       expect(fromEnv.stderr).toContain(
         'Invalid base URL "localhost:8080" for model openai/gpt-4o, set by OPENAI_BASE_URL',
       )
-      expect(fake.requests).toHaveLength(0)
+      expect(t.fake.requests).toHaveLength(0)
 
       const config = tempFile(
         "config.yaml",

@@ -1,7 +1,9 @@
+import { afterEach, beforeEach } from "bun:test"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { FakeProvider } from "../support/fake-provider.ts"
+import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
+import type { PtySession } from "./pty.ts"
 
 /** The CLI entry, run from source as a real subprocess (what `bun src/main.ts` does). */
 export const MAIN = join(import.meta.dir, "../../src/main.ts")
@@ -84,3 +86,27 @@ export function messagesOf(body: Record<string, unknown> | null): Array<{ role: 
  * which takes seconds on a loaded CI machine (Bun's default is 5 s).
  */
 export const SUBPROCESS_TIMEOUT_MS = 60_000
+
+/**
+ * For a file of terminal tests (call once, at its top level): a fake provider started for each
+ * test, and the pseudo-terminal session a test opens; both are ended after each test.
+ */
+export function terminalTests(): { readonly fake: FakeProvider; session: PtySession | undefined } {
+  let fake: FakeProvider | undefined
+  const state = {
+    get fake(): FakeProvider {
+      if (!fake) throw new Error("the fake provider runs only during a test")
+      return fake
+    },
+    session: undefined as PtySession | undefined,
+  }
+  beforeEach(async () => {
+    fake = await startFakeProvider()
+  })
+  afterEach(async () => {
+    state.session?.proc.kill()
+    state.session = undefined
+    await fake?.stop()
+  })
+  return state
+}

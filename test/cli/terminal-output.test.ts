@@ -1,24 +1,14 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { tmpdir } from "node:os"
-import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { screenOf } from "../support/screen.ts"
 import { PtySession } from "./pty.ts"
-import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile } from "./support.ts"
+import { cliEnv, runCli, SUBPROCESS_TIMEOUT_MS, tempFile, terminalTests } from "./support.ts"
 
 /**
  * What `dupin ask` shows on a real terminal (a pseudo-terminal with a colour TERM) against what
  * it prints through a pipe: rendered markdown or raw, the streamed answer, the spinner.
  */
-let fake: FakeProvider
-let session: PtySession | undefined
-beforeEach(async () => {
-  fake = await startFakeProvider()
-})
-afterEach(async () => {
-  session?.proc.kill()
-  session = undefined
-  await fake.stop()
-})
+const t = terminalTests()
 
 const ESC = "\x1b"
 const ANSWER = [
@@ -40,7 +30,7 @@ const ANSWER = [
 const STYLED = new RegExp(`${ESC}\\[(1|2|3[0-9]|4|9[0-9])m`)
 
 const onTerminal = (args: string[], extra: Record<string, string> = {}) =>
-  new PtySession(["ask", ...args], { ...cliEnv(fake), TERM: "xterm-256color", ...extra }, tmpdir())
+  new PtySession(["ask", ...args], { ...cliEnv(t.fake), TERM: "xterm-256color", ...extra }, tmpdir())
 
 /** The output after the last erase: what the screen keeps of the answer. */
 const afterLastErase = (output: string) => output.slice(output.lastIndexOf(`${ESC}[J`))
@@ -50,7 +40,7 @@ describe("the answer on a terminal", () => {
     "streams in raw as the model writes, then is cleared and rendered: heading, bold, table, link with its URL",
     async () => {
       const { promise: release, resolve } = Promise.withResolvers<void>()
-      fake.script({
+      t.fake.script({
         content: ANSWER,
         chunks: [
           "# Cause\n\nThe **disk** ",
@@ -60,15 +50,15 @@ describe("the answer on a terminal", () => {
         hangAfterChunks: 1,
         resumeWhen: release,
       })
-      session = onTerminal(["why is web down?", "--no-interactive"])
+      t.session = onTerminal(["why is web down?", "--no-interactive"])
       // The first piece is on the screen while the provider still holds the rest back.
-      await session.waitFor("The **disk** ")
-      expect(session.output).not.toContain("Evicted")
-      expect(session.proc.exitCode).toBeNull()
+      await t.session.waitFor("The **disk** ")
+      expect(t.session.output).not.toContain("Evicted")
+      expect(t.session.proc.exitCode).toBeNull()
       resolve()
-      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
 
-      const out = session.output
+      const out = t.session.output
       // The raw text was on screen, then erased, then the rendered answer below a rule.
       expect(out.indexOf("| web-1 | Evicted |")).toBeGreaterThan(-1)
       const rendered = afterLastErase(out)
@@ -80,7 +70,7 @@ describe("the answer on a terminal", () => {
       expect(rendered).toMatch(/│.*web-1.*│.*Evicted.*│/)
       expect(rendered).toContain("https://example.com/disk")
       expect(rendered).not.toContain("**")
-      expect(fake.requests[0]?.body?.stream).toBe(true)
+      expect(t.fake.requests[0]?.body?.stream).toBe(true)
 
       // What the screen keeps: the rendered answer once, no raw markdown, no spinner.
       const screen = await screenOf(out)
@@ -103,16 +93,16 @@ describe("the answer on a terminal", () => {
     test(
       `${name}: raw markdown and no colour, still streamed`,
       async () => {
-        fake.script({ content: ANSWER, chunkDelayMs: 20 })
-        session = onTerminal(["why is web down?", "--no-interactive", ...args], env)
-        expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-        const out = session.output
+        t.fake.script({ content: ANSWER, chunkDelayMs: 20 })
+        t.session = onTerminal(["why is web down?", "--no-interactive", ...args], env)
+        expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+        const out = t.session.output
         expect(out).toContain("# Cause")
         expect(out).toContain("| web-1 | Evicted |")
         expect(out).toContain("[the runbook](https://example.com/disk)")
         expect(out).not.toContain("┌")
         expect(out).not.toMatch(STYLED)
-        expect(fake.requests[0]?.body?.stream).toBe(true)
+        expect(t.fake.requests[0]?.body?.stream).toBe(true)
       },
       SUBPROCESS_TIMEOUT_MS,
     )
@@ -121,14 +111,14 @@ describe("the answer on a terminal", () => {
   test(
     "through a pipe the answer is the raw markdown, exactly, and the provider call is not streamed",
     async () => {
-      fake.script({ content: ANSWER })
+      t.fake.script({ content: ANSWER })
       const result = await runCli(["ask", "why is web down?"], {
-        env: { ...cliEnv(fake), TERM: "xterm-256color" },
+        env: { ...cliEnv(t.fake), TERM: "xterm-256color" },
       })
       expect(result.code).toBe(0)
       expect(result.stdout).toBe(ANSWER)
       expect(result.stdout + result.stderr).not.toContain(ESC)
-      expect(fake.requests[0]?.body?.stream).toBeUndefined()
+      expect(t.fake.requests[0]?.body?.stream).toBeUndefined()
     },
     SUBPROCESS_TIMEOUT_MS,
   )
@@ -151,13 +141,13 @@ describe("signs of life on a terminal", () => {
           target: { type: string }
 `,
       )
-      fake.script(
+      t.fake.script(
         { toolCalls: [{ name: "slow_check", arguments: { target: "db" } }], delayMs: 600 },
         { content: "All **fine**.", delayMs: 600 },
       )
-      session = onTerminal(["is the db ok?", "--no-interactive", "--toolset-file", toolset])
-      expect(await session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
-      const out = session.output
+      t.session = onTerminal(["is the db ok?", "--no-interactive", "--toolset-file", toolset])
+      expect(await t.session.exited(SUBPROCESS_TIMEOUT_MS)).toBe(0)
+      const out = t.session.output
       // Spinner frames with a clock for the model, then for the running call, named with its argument.
       expect(out).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\S* Thinking\S* \d+\.\ds/)
       expect(out).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\S* slow_check\(target=db\)\S* \d+\.\ds/)
