@@ -4,9 +4,6 @@
  * timeout, abort or exit of the leader the whole group is killed, so nothing a tool starts
  * outlives its run.
  */
-import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import type { Subprocess } from "bun"
 import { currentContainment } from "./containment/index.ts"
 import type { RequestQuota } from "./containment/request-quota.ts"
@@ -14,6 +11,7 @@ import { perProcessLimit } from "./containment/rlimits.ts"
 import { openSandbox, type SandboxRun } from "./containment/sandbox.ts"
 import { exitOf } from "./containment/signals.ts"
 import type { SandboxView } from "./containment/views.ts"
+import { closeQuietly, type OsPipe, osPipe } from "./os-pipe.ts"
 import { OutputCapture, type StreamName } from "./output-capture.ts"
 import { executeInHelper } from "./spawn-in-helper.ts"
 import type { SpilledOutput } from "./spilled-output.ts"
@@ -310,40 +308,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal)
   } catch {
     // ESRCH: the group is already empty.
-  }
-}
-
-type OsPipe = { read: number; write: number }
-
-/**
- * A kernel pipe as two fds. Bun has no pipe(2) and relays `stdin: other.stdout` through a socket
- * (a cut-off producer then sees ECONNRESET, not SIGPIPE), so this goes through a FIFO: the O_RDWR
- * open lets the two one-way opens return at once, and the FIFO is unlinked before use.
- */
-function osPipe(env: Record<string, string>): OsPipe {
-  const dir = mkdtempSync(join(tmpdir(), "dupin-pipe-"))
-  const path = join(dir, "fifo")
-  try {
-    const PATH = `${env.PATH ?? ""}:/usr/bin:/bin`
-    const made = Bun.spawnSync(["mkfifo", "-m", "600", path], { env: { PATH }, stderr: "pipe" })
-    if (made.exitCode !== 0) throw new Error(made.stderr.toString().trim() || "mkfifo failed")
-    const hold = openSync(path, constants.O_RDWR)
-    try {
-      const read = openSync(path, constants.O_RDONLY)
-      return { read, write: openSync(path, constants.O_WRONLY) }
-    } finally {
-      closeSync(hold)
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd)
-  } catch {
-    // Already closed.
   }
 }
 
