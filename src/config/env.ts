@@ -3,6 +3,7 @@ import { ConfigError } from "../errors.ts"
 import type { LogLevel } from "../log.ts"
 import { addSecretValues } from "../redact-values.ts"
 import { booleanForm } from "./booleans.ts"
+import { replaceEnvTemplates } from "./env-template.ts"
 import { isPromptSection, type PromptSection } from "./prompt-sections.ts"
 import { secretsIn } from "./secret-values.ts"
 
@@ -81,11 +82,9 @@ export function contextSettingsFromEnv(env: Env, toolDefinitionsPct?: number): C
   }
 }
 
-const ENV_TEMPLATE = /\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g
-
 /** Replaces `{{ env.NAME }}`; a missing variable is an error naming it and the key that uses it. */
 export function expandEnv(value: string, env: Env, where: string): string {
-  return value.replace(ENV_TEMPLATE, (_, name: string) => {
+  return replaceEnvTemplates(value, (name) => {
     const v = env[name]
     if (v === undefined)
       throw new ConfigError(`${where} uses {{ env.${name} }}, but ${name} is not set.`, where)

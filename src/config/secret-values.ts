@@ -13,6 +13,7 @@
  */
 import { looksSecret } from "../redact-values.ts"
 import type { Env } from "./env.ts"
+import { envTemplateNames, replaceEnvTemplates } from "./env-template.ts"
 import type { ModelEntry } from "./schema.ts"
 
 /** The raw config sections walked for secrets (before their `{{ env.X }}` are expanded). */
@@ -66,13 +67,11 @@ export function secretsIn(value: unknown, env: Env, key = ""): string[] {
   return []
 }
 
-const TEMPLATE = /\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g
-
 function secretsInString(raw: string, env: Env, key: string): string[] {
   const found: string[] = []
-  for (const [, name] of raw.matchAll(TEMPLATE)) {
-    const v = env[name as string]
-    if (v && looksSecret(name as string, v)) found.push(v)
+  for (const name of envTemplateNames(raw)) {
+    const v = env[name]
+    if (v && looksSecret(name, v)) found.push(v)
   }
   const value = expanded(raw, env)
   if (value === undefined) return found
@@ -85,7 +84,7 @@ function secretsInString(raw: string, env: Env, key: string): string[] {
 /** `raw` with its `{{ env.X }}` replaced, or undefined when one is unset. */
 function expanded(raw: string, env: Env): string | undefined {
   let unset = false
-  const out = raw.replace(TEMPLATE, (_, name: string) => {
+  const out = replaceEnvTemplates(raw, (name) => {
     const v = env[name]
     if (v === undefined) unset = true
     return v ?? ""

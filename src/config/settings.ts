@@ -1,6 +1,7 @@
 import { ConfigError } from "../errors.ts"
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "../tool/tool.ts"
 import { type Env, expandEnv, parseNumber } from "./env.ts"
+import { envTemplateNames } from "./env-template.ts"
 import type { FollowUpAction } from "./schema.ts"
 
 export type ImageLimits = { maxImages: number; maxImageBytes: number }
@@ -178,7 +179,7 @@ function lazySecret(raw: string | null | undefined, env: Env, where: string): ()
     if (value) return value.v
     const expanded = raw ? expandEnv(raw, env, where) : undefined
     if (raw && expanded?.trim() === "") {
-      const names = [...raw.matchAll(/\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((m) => m[1])
+      const names = envTemplateNames(raw)
       const cause =
         names.length > 0
           ? `${names.join(", ")} ${names.length > 1 ? "are" : "is"} set but empty`
