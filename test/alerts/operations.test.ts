@@ -148,3 +148,28 @@ test("a log line per state change: queued, running, done, failed, and requeued a
   expect(about(bad)).toEqual(["investigation queued", "investigation running", "investigation failed"])
   expect(lines.find((l) => l.id === bad && l.msg === "investigation failed")?.error).toBeTruthy()
 }, 60_000)
+
+test("queue latency with room to run: intake wakes the worker, no poll wait (prints p50/p95)", async () => {
+  // A poll of a minute: only intake's wake-up can start a run quickly.
+  h = await startAlertHarness({ alerts: { max_concurrent: 4 } }, { pollMs: 60_000 })
+  const step = () => {
+    h!.fake.script(step)
+    return { content: "Looked." }
+  }
+  h.fake.script(step)
+  const waits: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const posted = (await (
+      await h.postAlerts(alertmanagerBody([{ fingerprint: `lat${i}` }]))
+    ).json()) as Posted
+    const record = await waitForStatus(h, posted.investigations[0]!.id, ["done"])
+    waits.push(Date.parse(String(record.started_at)) - Date.parse(String(record.created_at)))
+  }
+  waits.sort((a, b) => a - b)
+  const p50 = waits[Math.floor(waits.length * 0.5)]!
+  const p95 = waits[Math.floor(waits.length * 0.95)]!
+  console.log(
+    `alert queue latency (accepted → running, idle queue): ${JSON.stringify({ p50, p95, max: waits.at(-1) })} ms`,
+  )
+  expect(p95).toBeLessThan(1_000)
+}, 120_000)
