@@ -131,6 +131,8 @@ test("bad bodies get 422 with the field; unknown fields are ignored; huge values
     { alerts: [{ status: "firing", labels: { a: 1 } }] },
     { alerts: [{ status: "weird", labels: {} }] },
     "[1,2]",
+    "{not json",
+    "",
   ]) {
     const res = await h.postAlerts(bad)
     expect(res.status).toBe(422)
