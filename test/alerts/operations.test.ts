@@ -6,7 +6,9 @@ import { afterEach, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { MAX_RUN_ATTEMPTS } from "../../src/alerts/queue.ts"
 import { type LogLevel, setLogLevel, setLogSink } from "../../src/log.ts"
+import type { AlertInput } from "../../src/store/investigation.ts"
 import { SqlInvestigationStore } from "../../src/store/sql-store.ts"
 import { waitFor } from "../support/wait.ts"
 import { type AlertHarness, alertmanagerBody, startAlertHarness, waitForStatus } from "./support.ts"
@@ -43,6 +45,35 @@ function maxOverlap(intervals: Array<[number, number]>): number {
     most = Math.max(most, now)
   }
   return most
+}
+
+/**
+ * A SQLite store as servers that died left it: one investigation claimed `runs` times, each run
+ * cut short, the last one still `running`.
+ */
+async function crashedStore(fingerprint: string, runs: number): Promise<{ path: string; id: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "dupin-ops-"))
+  dirs.push(dir)
+  const path = join(dir, "dupin.db")
+  const store = SqlInvestigationStore.sqlite(path)
+  await store.migrate()
+  const alert: AlertInput = {
+    fingerprint,
+    status: "firing",
+    labels: { alertname: "Left" },
+    annotations: {},
+    startsAt: null,
+    endsAt: null,
+    generatorURL: null,
+  }
+  const created = await store.enqueue(alert, { dedupeWindow: 60, maxQueued: 10 })
+  if (created.kind !== "created") throw new Error("not created")
+  for (let i = 0; i < runs; i++) {
+    if (i > 0) await store.requeueAllRunning()
+    expect((await store.claim(`dead-server-${i}`, 30_000))?.id).toBe(created.investigation.id)
+  }
+  await store.close()
+  return { path, id: created.investigation.id }
 }
 
 function metric(text: string, series: string): number | undefined {
@@ -102,32 +133,13 @@ test("a log line per state change: queued, running, done, failed, and requeued a
     }
   })
   restoreLog = { sink, level: setLogLevel("INFO") }
-  const dir = mkdtempSync(join(tmpdir(), "dupin-ops-"))
-  dirs.push(dir)
-  const path = join(dir, "dupin.db")
   // A crash's leftovers: one investigation left `running` by a server that died.
-  const crashed = SqlInvestigationStore.sqlite(path)
-  await crashed.migrate()
-  const left = await crashed.enqueue(
-    {
-      fingerprint: "left-running",
-      status: "firing",
-      labels: { alertname: "Left" },
-      annotations: {},
-      startsAt: null,
-      endsAt: null,
-      generatorURL: null,
-    },
-    { dedupeWindow: 60, maxQueued: 10 },
-  )
-  if (left.kind !== "created") throw new Error("not created")
-  expect((await crashed.claim("dead-server", 30_000))?.id).toBe(left.investigation.id)
-  await crashed.close()
+  const { path, id: leftId } = await crashedStore("left-running", 1)
 
   h = await startAlertHarness({ store: { path }, alerts: { max_concurrent: 1 } })
   // The left one runs first (oldest), then "ok" is answered, then "bad" gets a 400 from the model.
   h.fake.script({ content: "Recovered." }, { content: "Fine." }, { status: 400 })
-  await waitForStatus(h, left.investigation.id, ["done"])
+  await waitForStatus(h, leftId, ["done"])
   const ok = ((await (await h.postAlerts(alertmanagerBody([{ fingerprint: "ok" }]))).json()) as Posted)
     .investigations[0]!.id
   await waitForStatus(h, ok, ["done"])
@@ -136,14 +148,11 @@ test("a log line per state change: queued, running, done, failed, and requeued a
   await waitForStatus(h, bad, ["failed"])
 
   const about = (id: string) => lines.filter((l) => l.id === id).map((l) => l.msg)
-  expect(
-    lines.find((l) => l.id === left.investigation.id && l.msg === "investigation requeued"),
-  ).toMatchObject({ level: "INFO", reason: "crash" })
-  expect(about(left.investigation.id)).toEqual([
-    "investigation requeued",
-    "investigation running",
-    "investigation done",
-  ])
+  expect(lines.find((l) => l.id === leftId && l.msg === "investigation requeued")).toMatchObject({
+    level: "INFO",
+    reason: "crash",
+  })
+  expect(about(leftId)).toEqual(["investigation requeued", "investigation running", "investigation done"])
   expect(about(ok)).toEqual(["investigation queued", "investigation running", "investigation done"])
   expect(about(bad)).toEqual(["investigation queued", "investigation running", "investigation failed"])
   expect(lines.find((l) => l.id === bad && l.msg === "investigation failed")?.error).toBeTruthy()
@@ -173,3 +182,15 @@ test("queue latency with room to run: intake wakes the worker, no poll wait (pri
   )
   expect(p95).toBeLessThan(1_000)
 }, 120_000)
+
+test("an investigation interrupted on every run is given up after MAX_RUN_ATTEMPTS, recorded as failed", async () => {
+  // Five runs, each cut short (a server that died each time it ran this one).
+  const { path, id } = await crashedStore("crash-loop", MAX_RUN_ATTEMPTS)
+  h = await startAlertHarness({ store: { path } })
+  const record = await waitForStatus(h, id, ["done", "failed"])
+  expect(record.status).toBe("failed")
+  expect(String(record.error)).toContain(`interrupted ${MAX_RUN_ATTEMPTS} times`)
+  expect(record.attempts).toBe(MAX_RUN_ATTEMPTS + 1)
+  // The model was not asked again.
+  expect(h.fake.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(0)
+}, 60_000)
