@@ -42,6 +42,13 @@ export class RunGivenBack extends Error {
 
 type Running = { investigation: Investigation; abort: AbortController; done: Promise<void> }
 
+/**
+ * Runs of one investigation before it is given up as failed. Each claim counts: a run cut short
+ * by a crash, a drain or a lost lease is tried again, but one that kills its server every time
+ * (memory) must not crash-loop it forever. Given up, it is still recorded and delivered.
+ */
+export const MAX_RUN_ATTEMPTS = 5
+
 export class InvestigationQueue {
   readonly #o: QueueOptions
   readonly #running = new Map<string, Running>()
@@ -130,7 +137,13 @@ export class InvestigationQueue {
     const done = (async () => {
       let outcome: RunOutcome
       try {
-        outcome = await this.#o.run(investigation, abort.signal)
+        outcome =
+          investigation.attempts > MAX_RUN_ATTEMPTS
+            ? {
+                status: "failed",
+                error: `Given up: the investigation was interrupted ${investigation.attempts - 1} times (a crash, a shutdown or a lost lease each time).`,
+              }
+            : await this.#o.run(investigation, abort.signal)
       } catch (error) {
         outcome = { status: "failed", error: errorMessage(error) }
       } finally {

@@ -94,9 +94,9 @@ export class AlertService {
     // SQLite is one process's file: a `running` row there was left by a crash of this server.
     // PostgreSQL is shared: another replica may be running it; its lease says when it is free.
     if (store.engine === "sqlite") {
-      const requeued = await store.requeueAllRunning()
-      if (requeued > 0)
-        log.info("investigations interrupted by a crash go back to the queue", { count: requeued })
+      // One line per investigation, as for every other state change.
+      for (const id of await store.requeueAllRunning())
+        log.info("investigation requeued", { id, reason: "crash" })
     }
     const llm = investigationEngine(this.#runtime)
     const timeoutMs = this.#options.timeoutMs ?? DEFAULT_INVESTIGATION_TIMEOUT_MS

@@ -145,10 +145,11 @@ export class SqlInvestigationStore implements InvestigationStore {
     return updated.count > 0
   }
 
-  async requeueAllRunning(): Promise<number> {
-    const updated = await this.#sql`
-      UPDATE investigations SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'`
-    return updated.count
+  async requeueAllRunning(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.#sql`
+      UPDATE investigations SET status = 'queued', lease_owner = NULL, lease_until = NULL
+      WHERE status = 'running' RETURNING id`
+    return rows.map((r) => r.id)
   }
 
   async setDeliveries(id: string, deliveries: Delivery[]): Promise<void> {

@@ -51,8 +51,11 @@ export interface InvestigationStore {
   ): Promise<boolean>
   /** Puts a running investigation back in the queue (a drain ran out of time). */
   release(id: string, owner: string): Promise<boolean>
-  /** Puts every running one back (SQLite at start: the file has one process, so they were a crash's). */
-  requeueAllRunning(): Promise<number>
+  /**
+   * Puts every running one back (SQLite at start: the file has one process, so they were a
+   * crash's). Resolves with their ids.
+   */
+  requeueAllRunning(): Promise<string[]>
   setDeliveries(id: string, deliveries: Delivery[]): Promise<void>
   /** Done or failed investigations that finished between `since` and `before` (ms), oldest first. */
   finishedBetween(since: number, before: number, limit: number): Promise<Investigation[]>

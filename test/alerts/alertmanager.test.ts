@@ -213,6 +213,27 @@ test("Prometheus → Alertmanager → dupin serve: investigated with a real tool
   expect(slack.blocks[0]?.text?.text).toContain("AlwaysOn")
   expect(JSON.stringify(slack.blocks)).toContain("warning")
   expect(JSON.stringify(slack.blocks)).toContain("vector(1) is always 1")
+  expect(JSON.stringify(slack.blocks)).toContain("Always on")
+  expect(JSON.stringify(slack.blocks)).toContain(`<https://dupin.test/api/investigations/${done.id}|`)
+  const withId = (d: { sink: string; ok: boolean; attempts: number }) => ({
+    sink: d.sink,
+    ok: d.ok,
+    attempts: d.attempts,
+  })
+  const delivered = await waitFor(
+    async () => {
+      const r = await getJson<{ deliveries: Array<{ sink: string; ok: boolean; attempts: number }> }>(
+        `${url}/api/investigations/${done.id}`,
+        auth,
+      )
+      return r.deliveries.length === 2 && r.deliveries.every((d) => d.ok) ? r.deliveries : undefined
+    },
+    { timeoutMs: 10_000, what: "both deliveries recorded" },
+  )
+  expect(delivered.map(withId)).toEqual([
+    { sink: "webhook", ok: true, attempts: 1 },
+    { sink: "slack", ok: true, attempts: 1 },
+  ])
   // Alertmanager repeats the group every group_interval: dedupe keeps it to one investigation.
   await Bun.sleep(6_000)
   const all = await getJson<{ investigations: unknown[] }>(`${url}/api/investigations`, auth)

@@ -96,6 +96,8 @@ test("1,000 alerts: each created, deduplicated or refused; memory bounded; chat 
   expect(((await chat.json()) as { analysis: string }).analysis).toBe("Chat answer.")
   const info = await getJson<{ alerts: { counts: Record<string, number> } }>(`${url}/api/info`)
   const waitingDuringChat = info.alerts.counts.queued ?? 0
+  // Answered while the queue still held work, not after it drained.
+  expect(waitingDuringChat).toBeGreaterThan(0)
 
   await waitFor(
     async () => {
@@ -137,4 +139,12 @@ test("1,000 alerts: each created, deduplicated or refused; memory bounded; chat 
   expect(rssPeak - rssBefore).toBeLessThan(300)
   const metrics = await (await fetch(`${url}/metrics`)).text()
   expect(metrics).toContain(`dupin_alerts_received_total{outcome="refused"} ${refused}`)
+  expect(metrics).toContain(`dupin_alerts_received_total{outcome="deduplicated"} ${deduplicated}`)
+  expect(metrics).toContain(`dupin_alerts_received_total{outcome="created"} ${created}`)
+  // Each refusal is logged too, with the alert it refused.
+  const refusals = served.server.log.filter((l) =>
+    l.includes('"msg":"alert refused: the investigation queue is full"'),
+  )
+  expect(refusals).toHaveLength(refused)
+  expect(refusals[0]).toContain('"fingerprint":"burst-')
 }, 300_000)

@@ -68,7 +68,11 @@ test("kill -9 mid-investigation: after a restart the interrupted one completes a
   }
   expect(record.attempts).toBe(2)
   expect(record.analysis).toBe("Recovered after restart (phase 2).")
-  expect(served.server.log.join("\n")).toContain("investigations interrupted by a crash go back to the queue")
+  // A log line for the state change, naming the investigation.
+  const requeued = served.server.log.filter(
+    (l) => l.includes('"msg":"investigation requeued"') && l.includes('"reason":"crash"'),
+  )
+  expect(requeued.some((l) => l.includes(`"id":"${interrupted.id}"`))).toBe(true)
 }, 90_000)
 
 test("SIGTERM: a run that outlasts the drain grace is marked to run again, and does on the next start", async () => {

@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type AlertHarness, alertmanagerBody, startAlertHarness, waitForStatus } from "./support.ts"
 
@@ -55,6 +56,35 @@ test("a firing alert becomes an investigation that calls a real tool and stores 
   expect(user?.content).toContain("Generator URL: http://prometheus:9090/graph?g0.expr=disk")
 }, 60_000)
 
+test("through the service, the prompt carries the start time, cluster name and the runbook_url's runbook", async () => {
+  const books = mkdtempSync(join(tmpdir(), "dupin-alert-runbooks-"))
+  writeFileSync(join(books, "disk-full.md"), "# Disk full\n\n1. Run df -h.\n2. Rotate /var/log/app.\n")
+  h = await startAlertHarness({ clusterName: "prod-eu-1", runbooks: [books] })
+  h.fake.script({ content: "Followed the runbook." })
+  const body = alertmanagerBody([
+    {
+      annotations: {
+        summary: "Disk almost full",
+        runbook_url: "https://git.example/ops/runbooks/disk-full.md",
+      },
+    },
+  ])
+  const { investigations } = (await (await h.postAlerts(body)).json()) as {
+    investigations: Array<{ id: string }>
+  }
+  expect((await waitForStatus(h, investigations[0]!.id, ["done", "failed"])).status).toBe("done")
+  const first = h.fake.requests.find((r) => r.path.endsWith("/chat/completions"))
+  const user = ((first?.body?.messages ?? []) as Array<{ role: string; content: string }>).find(
+    (m) => m.role === "user",
+  )
+  expect(user?.content).toContain("Started at: 2026-11-26T10:00:00Z")
+  expect(user?.content).toContain("Cluster: prod-eu-1")
+  expect(user?.content).toContain("summary: Disk almost full")
+  expect(user?.content).toContain("<runbook>\n# Disk full")
+  expect(user?.content).toContain("2. Rotate /var/log/app.")
+  rmSync(books, { recursive: true, force: true })
+}, 60_000)
+
 test("a repeated fingerprint is deduplicated; a resolved alert starts nothing", async () => {
   h = await startAlertHarness()
   h.fake.script({ content: "ok" }, { content: "ok" })
@@ -101,6 +131,8 @@ test("bad bodies get 422 with the field; unknown fields are ignored; huge values
     { alerts: [{ status: "firing", labels: { a: 1 } }] },
     { alerts: [{ status: "weird", labels: {} }] },
     "[1,2]",
+    "{not json",
+    "",
   ]) {
     const res = await h.postAlerts(bad)
     expect(res.status).toBe(422)

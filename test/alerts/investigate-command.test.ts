@@ -36,6 +36,29 @@ test("dupin investigate FILE: ask's progress lines on stderr, the analysis on st
   expect(user?.content).toContain("instance: db-1")
 }, 120_000)
 
+test("dupin investigate prints the same progress lines as dupin ask for the same tool calls", async () => {
+  const toolsets = tempFile("alerts.yaml", toolsetYaml(mkdtempSync(join(tmpdir(), "dupin-investigate-"))))
+  const steps = [
+    { toolCalls: [{ name: "check_disk", arguments: { host: "db-1" } }] },
+    { content: "The disk of db-1 is full." },
+  ]
+  fake.script(...steps, ...steps)
+  const file = tempFile(
+    "alert.json",
+    JSON.stringify(alertmanagerBody([{ labels: { alertname: "DiskFull" } }])),
+  )
+  const flags = ["--toolset-file", toolsets, "--no-color"]
+  const investigated = await runCli(["investigate", file, ...flags], { env: cliEnv(fake) })
+  const asked = await runCli(["ask", "is the disk of db-1 full?", ...flags], { env: cliEnv(fake) })
+  expect(investigated.code).toBe(0)
+  expect(asked.code).toBe(0)
+  // Only the measured run times differ.
+  const lines = (stderr: string) => stderr.replace(/ \d+(\.\d+)?m?s$/gm, " <time>")
+  expect(lines(investigated.stderr)).toContain("✓ check_disk(host=db-1) <time>")
+  expect(lines(investigated.stderr)).toBe(lines(asked.stderr))
+  expect(investigated.stdout).toBe(asked.stdout)
+}, 120_000)
+
 test("dupin investigate - --json: one alert on stdin, the record on stdout", async () => {
   fake.script({ content: "Looks fine." })
   const alert = {

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { waitFor } from "../support/wait.ts"
 import { type AlertHarness, alertmanagerBody, startAlertHarness, waitForStatus } from "./support.ts"
 
-type Received = { path: string; headers: Headers; body: Record<string, unknown> }
+type Received = { path: string; headers: Headers; body: Record<string, unknown>; at: number; wall: number }
 
 function receiver(answer: (n: number, path: string) => number | "hang") {
   const received: Received[] = []
@@ -23,7 +23,7 @@ function receiver(answer: (n: number, path: string) => number | "hang") {
     async fetch(req) {
       const path = new URL(req.url).pathname
       const body = (await req.json()) as Record<string, unknown>
-      received.push({ path, headers: req.headers, body })
+      received.push({ path, headers: req.headers, body, at: performance.now(), wall: Date.now() })
       const n = (seen.get(body.id) ?? 0) + 1
       seen.set(body.id, n)
       const status = answer(n, path)
@@ -144,7 +144,7 @@ test("a sink answering 500 is retried with backoff, every attempt recorded; a ha
     investigations: Array<{ id: string }>
   }
   // The second investigation finishes while the first one's deliveries are still failing.
-  await waitForStatus(h, second.investigations[0]!.id, ["done"])
+  const secondDone = await waitForStatus(h, second.investigations[0]!.id, ["done"])
   const record = await waitFor(
     async () => {
       const r = (await (await h!.get(`/api/investigations/${first.investigations[0]!.id}`)).json()) as {
@@ -161,8 +161,18 @@ test("a sink answering 500 is retried with backoff, every attempt recorded; a ha
     { timeoutMs: 20_000, what: "the flaky sink delivered and the hanging one given up" },
   )
   expect(record.deliveries[0]).toMatchObject({ sink: "webhook#1", ok: true, attempts: 3, last_status: 200 })
+  // Backoff: 100 ms before the second attempt, 200 ms before the third.
+  const times = flaky.received.filter((r) => r.body.id === first.investigations[0]!.id).map((r) => r.at)
+  expect(times).toHaveLength(3)
+  expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(90)
+  expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(190)
   expect(record.deliveries[1]).toMatchObject({ sink: "webhook#2", ok: false, attempts: 3, last_status: null })
   expect(record.deliveries[1]?.last_error).toBeTruthy()
+  // With max_concurrent 1, the second run took the only slot before the hanging sink's last
+  // attempt had even begun: deliveries hold no slot.
+  const hung = hanging.received.filter((r) => r.body.id === first.investigations[0]!.id)
+  expect(hung).toHaveLength(3)
+  expect(Date.parse(String(secondDone.started_at))).toBeLessThan(hung[2]!.wall)
   const metrics = await (await h.get("/metrics")).text()
   expect(metrics).toMatch(/dupin_sink_deliveries_total\{sink="webhook",outcome="failed"\} \d/)
 }, 40_000)

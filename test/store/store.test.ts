@@ -2,11 +2,14 @@
  * The same store tests against both engines: SQLite in a temp file, PostgreSQL on a real server
  * started for this file (initdb + pg_ctl on a private port).
  */
+
+import { Database } from "bun:sqlite"
 import { describe, expect, test } from "bun:test"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AlertInput } from "../../src/store/investigation.ts"
+import { MIGRATIONS } from "../../src/store/migrations.ts"
 import { SqlInvestigationStore } from "../../src/store/sql-store.ts"
 import type { InvestigationStore } from "../../src/store/store.ts"
 import { postgresForThisFile } from "../support/postgres.ts"
@@ -40,6 +43,19 @@ const engines: Array<[string, () => Promise<InvestigationStore>]> = [
   ],
   ["postgres", freshPostgres],
 ]
+
+test("sqlite: the file is in WAL mode and records the migrations it ran", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "dupin-store-"))
+  const s = SqlInvestigationStore.sqlite(join(dir, "dupin.db"))
+  await s.migrate()
+  await s.close()
+  const db = new Database(join(dir, "dupin.db"), { readonly: true })
+  expect(db.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" })
+  const versions = db.query("SELECT version FROM schema_migrations ORDER BY version").all()
+  expect(versions).toEqual(MIGRATIONS.map((m) => ({ version: m.version })))
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 describe.each(engines)("%s store", (_name, open) => {
   async function store(): Promise<InvestigationStore> {
@@ -124,10 +140,10 @@ describe.each(engines)("%s store", (_name, open) => {
     await s.enqueue(alert("r1"), OPTS)
     await s.enqueue(alert("r2"), OPTS)
     const one = await s.claim("me", 30_000)
-    await s.claim("me", 30_000)
+    const two = await s.claim("me", 30_000)
     expect(await s.release(one!.id, "me")).toBe(true)
     expect((await s.counts()).queued).toBe(1)
-    expect(await s.requeueAllRunning()).toBe(1)
+    expect(await s.requeueAllRunning()).toEqual([two!.id])
     expect((await s.counts()).queued).toBe(2)
     await s.close()
   }, 30_000)
@@ -146,6 +162,17 @@ describe.each(engines)("%s store", (_name, open) => {
     }
     await s.setDeliveries(created.investigation.id, [delivery])
     expect((await s.get(created.investigation.id))?.deliveries).toEqual([delivery])
+    await s.close()
+  }, 30_000)
+
+  test("40 concurrent claims by 40 owners of 20 queued: each investigation claimed exactly once", async () => {
+    const s = await store()
+    for (let i = 0; i < 20; i++) await s.enqueue(alert(`cl${i}`), OPTS)
+    const claimed = await Promise.all(Array.from({ length: 40 }, (_, i) => s.claim(`owner-${i}`, 30_000)))
+    const ids = claimed.flatMap((c) => (c ? [c.id] : []))
+    expect(ids).toHaveLength(20)
+    expect(new Set(ids).size).toBe(20)
+    expect(await s.counts()).toEqual({ queued: 0, running: 20, done: 0, failed: 0 })
     await s.close()
   }, 30_000)
 
