@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
-import { join } from "node:path"
+import { basename, join } from "node:path"
+import type { TSchema } from "@sinclair/typebox"
+import { Value } from "@sinclair/typebox/value"
 import { ConfigError } from "../../src/errors.ts"
 import { caseToolsets } from "../../src/eval/case-toolsets.ts"
 import { loadCases } from "../../src/eval/load-cases.ts"
@@ -37,6 +39,46 @@ describe("evals/ (our own cases)", () => {
       for (const mock of c.mocks)
         expect(`${c.id}: ${mock.toolName} ${names.has(mock.toolName)}`).toEndWith("true")
     }
+  })
+
+  test("each mock's toolset, tool and match_params are those the real tool takes, so a real model's call matches", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const offered = caseToolsets(c, [])
+      for (const mock of c.mocks) {
+        const where = `${c.id}/${basename(mock.file)}`
+        const toolset = offered.find((t) => t.name === mock.toolsetName)
+        const tool = toolset?.tools.find((t) => t.name === mock.toolName)
+        if (!tool) {
+          problems.push(`${where}: no tool ${mock.toolName} in toolset ${mock.toolsetName}`)
+          continue
+        }
+        const schema = tool.inputSchema() as { properties?: Record<string, TSchema> }
+        for (const [key, value] of Object.entries(mock.matchParams ?? {})) {
+          const property = schema.properties?.[key]
+          if (!property) problems.push(`${where}: ${mock.toolName} has no parameter ${key}`)
+          else if (!Value.Check(property, value))
+            problems.push(`${where}: ${key}=${JSON.stringify(value)} is not a valid value`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("errors read as the real tools report them: a YAML tool's failure names its command, host_tcp_check's outcome is data", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks.filter((m) => m.status === "error")) {
+        if (mock.returnCode !== null && !/^Command `[^`]+` failed with exit code \d+\./.test(mock.error ?? ""))
+          problems.push(`${c.id}/${basename(mock.file)}: ${mock.error}`)
+      }
+      // host_tcp_check reports every outcome as data, as src/toolset/internet/tcp-check.ts does.
+      for (const mock of c.mocks.filter((m) => m.toolName === "host_tcp_check")) {
+        if (mock.status !== "success" || !/^(open|timeout|closed): /.test(mock.data ?? ""))
+          problems.push(`${c.id}/${basename(mock.file)}: ${mock.status} ${mock.data}`)
+      }
+    }
+    expect(problems).toEqual([])
   })
 })
 
