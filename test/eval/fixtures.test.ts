@@ -69,7 +69,10 @@ describe("evals/ (our own cases)", () => {
     const problems: string[] = []
     for (const c of cases) {
       for (const mock of c.mocks.filter((m) => m.status === "error")) {
-        if (mock.returnCode !== null && !/^Command `[^`]+` failed with exit code \d+\./.test(mock.error ?? ""))
+        if (
+          mock.returnCode !== null &&
+          !/^Command `[^`]+` failed with exit code \d+\./.test(mock.error ?? "")
+        )
           problems.push(`${c.id}/${basename(mock.file)}: ${mock.error}`)
       }
       // host_tcp_check reports every outcome as data, as src/toolset/internet/tcp-check.ts does.
