@@ -75,6 +75,15 @@ describe("evals/ (our own cases)", () => {
         )
           problems.push(`${c.id}/${basename(mock.file)}: ${mock.error}`)
       }
+      // A YAML tool's non-zero exit is an error result (src/toolset/yaml-tool.ts), never a success.
+      for (const mock of c.mocks.filter((m) => m.status !== "error" && m.returnCode)) {
+        problems.push(`${c.id}/${basename(mock.file)}: ${mock.status} with exit code ${mock.returnCode}`)
+      }
+      // host_disk_usage runs df with -x tmpfs -x devtmpfs -x squashfs: those never show.
+      for (const mock of c.mocks.filter((m) => m.toolName === "host_disk_usage")) {
+        if (/^\S+\s+(tmpfs|devtmpfs|squashfs)\s/m.test(mock.data ?? "") || /^tmpfs\s/m.test(mock.data ?? ""))
+          problems.push(`${c.id}/${basename(mock.file)}: lists a filesystem df was told to leave out`)
+      }
       // host_tcp_check reports every outcome as data, as src/toolset/internet/tcp-check.ts does.
       for (const mock of c.mocks.filter((m) => m.toolName === "host_tcp_check")) {
         if (mock.status !== "success" || !/^(open|timeout|closed): /.test(mock.data ?? ""))
