@@ -1,10 +1,14 @@
 import { describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import type { TSchema } from "@sinclair/typebox"
 import { Value } from "@sinclair/typebox/value"
 import { ConfigError } from "../../src/errors.ts"
 import { caseToolsets } from "../../src/eval/case-toolsets.ts"
 import { loadCases } from "../../src/eval/load-cases.ts"
+import { bestMatch } from "../../src/eval/mock-tool.ts"
+import { ToolExecutor } from "../../src/tool/executor.ts"
+import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
 import { caseTree, mockText } from "./support.ts"
 
 const EVALS = join(import.meta.dir, "../../evals")
@@ -60,6 +64,27 @@ describe("evals/ (our own cases)", () => {
           else if (!Value.Check(property, value))
             problems.push(`${where}: ${key}=${JSON.stringify(value)} is not a valid value`)
         }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("the call each mock records (line 2's params) passes the real tool's schema and is answered by that mock", async () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const executor = new ToolExecutor(caseToolsets(c, []), { limits: DEFAULT_TOOL_LIMITS, env: {} })
+      await executor.ensureReady()
+      for (const mock of c.mocks) {
+        const where = `${c.id}/${basename(mock.file)}`
+        const recorded = JSON.parse(readFileSync(mock.file, "utf8").split("\n")[1] ?? "{}").params ?? {}
+        const prepared = executor.prepare({
+          id: "call",
+          type: "function",
+          function: { name: mock.toolName, arguments: JSON.stringify(recorded) },
+        })
+        if (prepared.error) problems.push(`${where}: ${prepared.error}`)
+        else if (bestMatch(c.mocks, mock.toolName, prepared.params) !== mock)
+          problems.push(`${where}: ${JSON.stringify(recorded)} is answered by another mock, or none`)
       }
     }
     expect(problems).toEqual([])
