@@ -9,6 +9,8 @@ import { loadCases } from "../../src/eval/load-cases.ts"
 import { bestMatch } from "../../src/eval/mock-tool.ts"
 import { ToolExecutor } from "../../src/tool/executor.ts"
 import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
+import { assembleToolsets } from "../../src/toolset/assemble.ts"
+import { YamlTool } from "../../src/toolset/yaml-tool.ts"
 import { caseTree, mockText } from "./support.ts"
 
 const EVALS = join(import.meta.dir, "../../evals")
@@ -85,6 +87,31 @@ describe("evals/ (our own cases)", () => {
         if (prepared.error) problems.push(`${where}: ${prepared.error}`)
         else if (bestMatch(c.mocks, mock.toolName, prepared.params) !== mock)
           problems.push(`${where}: ${JSON.stringify(recorded)} is answered by another mock, or none`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("line 2's invocation is the command the bundled YAML tool runs for the recorded call", () => {
+    const real = assembleToolsets({
+      config: { "prometheus/metrics": { enabled: true } },
+      customFiles: [],
+      additional: [],
+      mcpServers: {},
+      flags: {},
+      context: { env: {}, runbooks: undefined, protectedPaths: [] },
+    })
+    const tools = new Map(real.flatMap((t) => t.tools.map((tool) => [tool.name, tool] as const)))
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks) {
+        const tool = tools.get(mock.toolName)
+        if (!(tool instanceof YamlTool)) continue
+        const result = JSON.parse(readFileSync(mock.file, "utf8").split("\n")[1] ?? "{}")
+        const valid = tool.validate(result.params ?? {})
+        const command = valid.ok ? tool.render(valid.params).display.trim() : valid.error
+        if (result.invocation !== command)
+          problems.push(`${c.id}/${basename(mock.file)}: ${result.invocation} ≠ ${command}`)
       }
     }
     expect(problems).toEqual([])
