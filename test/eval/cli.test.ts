@@ -55,6 +55,18 @@ describe("dupin eval (command line)", () => {
     expect(fake.requests).toHaveLength(0)
   }, 120_000)
 
+  test("a malformed mock file is exit 2 naming the file, the line and the key", async () => {
+    const root = caseTree({
+      bad: {
+        "test_case.yaml": "user_prompt: q\nexpected_output: x\n",
+        "describe.txt": '{"tool_name": "kubectl_describe", "match_param": {}}\n{"status": "success"}\nout\n',
+      },
+    })
+    const result = await runCli(["eval", root], { env: cliEnv() })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('bad/describe.txt: line 1: unknown key "match_param"')
+  }, 120_000)
+
   test("tags no case carries are a usage error", async () => {
     const result = await runCli(["eval", suite(), "--tags", "nope"], { env: cliEnv() })
     expect(result.code).toBe(2)
