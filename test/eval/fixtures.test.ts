@@ -38,6 +38,10 @@ describe("evals/ (our own cases)", () => {
     }
   })
 
+  test("every case states the time its mocks were taken, so ages such as '12m ago' agree with the prompt's now", () => {
+    expect(cases.filter((c) => !c.now).map((c) => c.id)).toEqual([])
+  })
+
   test("every mock names a tool of a bundled toolset the case offers", () => {
     for (const c of cases) {
       const offered = caseToolsets(c, []).filter((t) => !t.description.endsWith("(from the case's mocks)"))

@@ -234,6 +234,23 @@ describe("dupin eval runner", () => {
     expect(messages[3]?.content).toContain("Restarts of api-0 are usually memory.")
   })
 
+  test("a case's mocked_date is the prompt's current time, and its cluster_name is in the system prompt", async () => {
+    const cases = loadCases([
+      caseTree({
+        dated: {
+          "test_case.yaml":
+            'user_prompt: Why?\nexpected_output: [x]\nmocked_date: "2026-11-20T10:15:00Z"\ncluster_name: prod-eu-1\n',
+        },
+      }),
+    ])
+    fake = await startFakeProvider()
+    fake.script({ content: "x" }, { content: JSON.stringify({ reasoning: "ok", pass: true }) })
+    await runEval(plan({ cases, models: [fakeModel(fake)] }), new AbortController().signal)
+    const messages = fake.requests[0]?.body?.messages as { role: string; content: string }[]
+    expect(messages[1]?.content).toContain("Current time: 2026-11-20T10:15:00.000Z")
+    expect(messages[0]?.content).toContain("prod-eu-1")
+  })
+
   test("a case past its deadline is a timeout; the others still run", async () => {
     const cases = twoCases()
     fake = await startFakeProvider()
