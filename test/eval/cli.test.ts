@@ -40,7 +40,7 @@ describe("dupin eval (command line)", () => {
       case: "pod",
       status: "pass",
       tool_calls: 1,
-      judge: { pass: true },
+      judge: { pass: true, reasoning: "1. present" },
     })
     expect(report.skipped).toEqual([{ case: "later", reason: "not ready yet" }])
     expect(report.summary[0]).toMatchObject({ model: "openai/gpt-4o", tag: null, pass_rate: 1 })
