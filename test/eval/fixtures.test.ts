@@ -38,6 +38,21 @@ describe("evals/ (our own cases)", () => {
     }
   })
 
+  test("Prometheus sample times (unix seconds) fall in the week before the case's mocked_date", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const now = (c.now?.getTime() ?? 0) / 1000
+      for (const mock of c.mocks) {
+        for (const [stamp] of (mock.data ?? "").matchAll(/(?<=\[)1\d{9}(?:\.\d+)?(?=,)/g)) {
+          const seconds = Number(stamp)
+          if (seconds > now || seconds < now - 7 * 86_400)
+            problems.push(`${c.id}/${basename(mock.file)}: ${new Date(seconds * 1000).toISOString()}`)
+        }
+      }
+    }
+    expect([...new Set(problems)]).toEqual([])
+  })
+
   test("every case states the time its mocks were taken, so ages such as '12m ago' agree with the prompt's now", () => {
     expect(cases.filter((c) => !c.now).map((c) => c.id)).toEqual([])
   })
