@@ -53,6 +53,33 @@ describe("evals/ (our own cases)", () => {
     expect([...new Set(problems)]).toEqual([])
   })
 
+  test("dates that name their weekday name the right one (kubectl, helm and systemctl print both)", () => {
+    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    const months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ")
+    const forms = [
+      // kubectl describe: "Fri, 20 Nov 2026"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat), (\d{1,2}) ([A-Z][a-z]{2}) (\d{4})\b/g, ymd: [4, 3, 2] },
+      // helm: "Fri Nov 20 09:48:22 2026"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat) ([A-Z][a-z]{2}) +(\d{1,2}) [\d:]+ (\d{4})\b/g, ymd: [4, 2, 3] },
+      // systemctl: "Fri 2026-11-20 09:58:03 UTC"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (\d{4})-(\d{2})-(\d{2})\b/g, ymd: [2, 3, 4] },
+    ]
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks) {
+        for (const { re, ymd } of forms) {
+          for (const m of (mock.data ?? "").matchAll(re)) {
+            const [y, mo, d] = ymd.map((i) => m[i] ?? "")
+            const month = /^\d+$/.test(mo ?? "") ? Number(mo) - 1 : months.indexOf(mo ?? "")
+            const day = days[new Date(Date.UTC(Number(y), month, Number(d))).getUTCDay()]
+            if (day !== m[1]) problems.push(`${c.id}/${basename(mock.file)}: "${m[0]}" is a ${day}`)
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
   test("every case states the time its mocks were taken, so ages such as '12m ago' agree with the prompt's now", () => {
     expect(cases.filter((c) => !c.now).map((c) => c.id)).toEqual([])
   })
