@@ -1,8 +1,16 @@
 import { describe, expect, test } from "bun:test"
-import { join } from "node:path"
+import { readFileSync } from "node:fs"
+import { basename, join } from "node:path"
+import type { TSchema } from "@sinclair/typebox"
+import { Value } from "@sinclair/typebox/value"
 import { ConfigError } from "../../src/errors.ts"
 import { caseToolsets } from "../../src/eval/case-toolsets.ts"
 import { loadCases } from "../../src/eval/load-cases.ts"
+import { bestMatch } from "../../src/eval/mock-tool.ts"
+import { ToolExecutor } from "../../src/tool/executor.ts"
+import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
+import { assembleToolsets } from "../../src/toolset/assemble.ts"
+import { YamlTool } from "../../src/toolset/yaml-tool.ts"
 import { caseTree, mockText } from "./support.ts"
 
 const EVALS = join(import.meta.dir, "../../evals")
@@ -30,6 +38,52 @@ describe("evals/ (our own cases)", () => {
     }
   })
 
+  test("Prometheus sample times (unix seconds) fall in the week before the case's mocked_date", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const now = (c.now?.getTime() ?? 0) / 1000
+      for (const mock of c.mocks) {
+        for (const [stamp] of (mock.data ?? "").matchAll(/(?<=\[)1\d{9}(?:\.\d+)?(?=,)/g)) {
+          const seconds = Number(stamp)
+          if (seconds > now || seconds < now - 7 * 86_400)
+            problems.push(`${c.id}/${basename(mock.file)}: ${new Date(seconds * 1000).toISOString()}`)
+        }
+      }
+    }
+    expect([...new Set(problems)]).toEqual([])
+  })
+
+  test("dates that name their weekday name the right one (kubectl, helm and systemctl print both)", () => {
+    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    const months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ")
+    const forms = [
+      // kubectl describe: "Fri, 20 Nov 2026"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat), (\d{1,2}) ([A-Z][a-z]{2}) (\d{4})\b/g, ymd: [4, 3, 2] },
+      // helm: "Fri Nov 20 09:48:22 2026"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat) ([A-Z][a-z]{2}) +(\d{1,2}) [\d:]+ (\d{4})\b/g, ymd: [4, 2, 3] },
+      // systemctl: "Fri 2026-11-20 09:58:03 UTC"
+      { re: /\b(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (\d{4})-(\d{2})-(\d{2})\b/g, ymd: [2, 3, 4] },
+    ]
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks) {
+        for (const { re, ymd } of forms) {
+          for (const m of (mock.data ?? "").matchAll(re)) {
+            const [y, mo, d] = ymd.map((i) => m[i] ?? "")
+            const month = /^\d+$/.test(mo ?? "") ? Number(mo) - 1 : months.indexOf(mo ?? "")
+            const day = days[new Date(Date.UTC(Number(y), month, Number(d))).getUTCDay()]
+            if (day !== m[1]) problems.push(`${c.id}/${basename(mock.file)}: "${m[0]}" is a ${day}`)
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("every case states the time its mocks were taken, so ages such as '12m ago' agree with the prompt's now", () => {
+    expect(cases.filter((c) => !c.now).map((c) => c.id)).toEqual([])
+  })
+
   test("every mock names a tool of a bundled toolset the case offers", () => {
     for (const c of cases) {
       const offered = caseToolsets(c, []).filter((t) => !t.description.endsWith("(from the case's mocks)"))
@@ -37,6 +91,104 @@ describe("evals/ (our own cases)", () => {
       for (const mock of c.mocks)
         expect(`${c.id}: ${mock.toolName} ${names.has(mock.toolName)}`).toEndWith("true")
     }
+  })
+
+  test("each mock's toolset, tool and match_params are those the real tool takes, so a real model's call matches", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const offered = caseToolsets(c, [])
+      for (const mock of c.mocks) {
+        const where = `${c.id}/${basename(mock.file)}`
+        const toolset = offered.find((t) => t.name === mock.toolsetName)
+        const tool = toolset?.tools.find((t) => t.name === mock.toolName)
+        if (!tool) {
+          problems.push(`${where}: no tool ${mock.toolName} in toolset ${mock.toolsetName}`)
+          continue
+        }
+        const schema = tool.inputSchema() as { properties?: Record<string, TSchema> }
+        for (const [key, value] of Object.entries(mock.matchParams ?? {})) {
+          const property = schema.properties?.[key]
+          if (!property) problems.push(`${where}: ${mock.toolName} has no parameter ${key}`)
+          else if (!Value.Check(property, value))
+            problems.push(`${where}: ${key}=${JSON.stringify(value)} is not a valid value`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("the call each mock records (line 2's params) passes the real tool's schema and is answered by that mock", async () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      const executor = new ToolExecutor(caseToolsets(c, []), { limits: DEFAULT_TOOL_LIMITS, env: {} })
+      await executor.ensureReady()
+      for (const mock of c.mocks) {
+        const where = `${c.id}/${basename(mock.file)}`
+        const recorded = JSON.parse(readFileSync(mock.file, "utf8").split("\n")[1] ?? "{}").params ?? {}
+        const prepared = executor.prepare({
+          id: "call",
+          type: "function",
+          function: { name: mock.toolName, arguments: JSON.stringify(recorded) },
+        })
+        if (prepared.error) problems.push(`${where}: ${prepared.error}`)
+        else if (bestMatch(c.mocks, mock.toolName, prepared.params) !== mock)
+          problems.push(`${where}: ${JSON.stringify(recorded)} is answered by another mock, or none`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("line 2's invocation is the command the bundled YAML tool runs for the recorded call", () => {
+    const real = assembleToolsets({
+      config: { "prometheus/metrics": { enabled: true } },
+      customFiles: [],
+      additional: [],
+      mcpServers: {},
+      flags: {},
+      context: { env: {}, runbooks: undefined, protectedPaths: [] },
+    })
+    const tools = new Map(real.flatMap((t) => t.tools.map((tool) => [tool.name, tool] as const)))
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks) {
+        const tool = tools.get(mock.toolName)
+        if (!(tool instanceof YamlTool)) continue
+        const result = JSON.parse(readFileSync(mock.file, "utf8").split("\n")[1] ?? "{}")
+        const valid = tool.validate(result.params ?? {})
+        const command = valid.ok ? tool.render(valid.params).display.trim() : valid.error
+        if (result.invocation !== command)
+          problems.push(`${c.id}/${basename(mock.file)}: ${result.invocation} ≠ ${command}`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  test("errors read as the real tools report them: a YAML tool's failure names its command, host_tcp_check's outcome is data", () => {
+    const problems: string[] = []
+    for (const c of cases) {
+      for (const mock of c.mocks.filter((m) => m.status === "error")) {
+        if (
+          mock.returnCode !== null &&
+          !/^Command `[^`]+` failed with exit code \d+\./.test(mock.error ?? "")
+        )
+          problems.push(`${c.id}/${basename(mock.file)}: ${mock.error}`)
+      }
+      // A YAML tool's non-zero exit is an error result (src/toolset/yaml-tool.ts), never a success.
+      for (const mock of c.mocks.filter((m) => m.status !== "error" && m.returnCode)) {
+        problems.push(`${c.id}/${basename(mock.file)}: ${mock.status} with exit code ${mock.returnCode}`)
+      }
+      // host_disk_usage runs df with -x tmpfs -x devtmpfs -x squashfs: those never show.
+      for (const mock of c.mocks.filter((m) => m.toolName === "host_disk_usage")) {
+        if (/^\S+\s+(tmpfs|devtmpfs|squashfs)\s/m.test(mock.data ?? "") || /^tmpfs\s/m.test(mock.data ?? ""))
+          problems.push(`${c.id}/${basename(mock.file)}: lists a filesystem df was told to leave out`)
+      }
+      // host_tcp_check reports every outcome as data, as src/toolset/internet/tcp-check.ts does.
+      for (const mock of c.mocks.filter((m) => m.toolName === "host_tcp_check")) {
+        if (mock.status !== "success" || !/^(open|timeout|closed): /.test(mock.data ?? ""))
+          problems.push(`${c.id}/${basename(mock.file)}: ${mock.status} ${mock.data}`)
+      }
+    }
+    expect(problems).toEqual([])
   })
 })
 

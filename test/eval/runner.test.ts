@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { loadCases, withTags } from "../../src/eval/load-cases.ts"
 import { markdownReport, summarize } from "../../src/eval/report.ts"
 import { runEval } from "../../src/eval/runner.ts"
+import type { ChatModel } from "../../src/llm/types.ts"
 import {
   type FakeProvider,
   type FakeStep,
@@ -233,6 +234,23 @@ describe("dupin eval runner", () => {
     expect(messages[3]?.content).toContain("Restarts of api-0 are usually memory.")
   })
 
+  test("a case's mocked_date is the prompt's current time, and its cluster_name is in the system prompt", async () => {
+    const cases = loadCases([
+      caseTree({
+        dated: {
+          "test_case.yaml":
+            'user_prompt: Why?\nexpected_output: [x]\nmocked_date: "2026-11-20T10:15:00Z"\ncluster_name: prod-eu-1\n',
+        },
+      }),
+    ])
+    fake = await startFakeProvider()
+    fake.script({ content: "x" }, { content: JSON.stringify({ reasoning: "ok", pass: true }) })
+    await runEval(plan({ cases, models: [fakeModel(fake)] }), new AbortController().signal)
+    const messages = fake.requests[0]?.body?.messages as { role: string; content: string }[]
+    expect(messages[1]?.content).toContain("Current time: 2026-11-20T10:15:00.000Z")
+    expect(messages[0]?.content).toContain("prod-eu-1")
+  })
+
   test("a case past its deadline is a timeout; the others still run", async () => {
     const cases = twoCases()
     fake = await startFakeProvider()
@@ -255,5 +273,52 @@ describe("dupin eval runner", () => {
     expect(result.runs[1]?.error).toContain("no answer within 0.5 s")
     const [all] = summarize(result.runs)
     expect(all).toMatchObject({ timed_out: 1, pass_rate: 0.5 })
+  })
+  test("cases run in parallel, never more at once than the plan allows", async () => {
+    const cases = loadCases([
+      caseTree(
+        Object.fromEntries(
+          Array.from({ length: 6 }, (_, n) => [
+            `c${n}`,
+            { "test_case.yaml": `user_prompt: question ${n}\nexpected_output: [fine]\n` },
+          ]),
+        ),
+      ),
+    ])
+    let inFlight = 0
+    let most = 0
+    // The agent's answer takes 50 ms, so runs that may overlap do; the judge answers at once.
+    const model: ChatModel = {
+      name: "slow",
+      info: {
+        id: "openai/slow",
+        provider: "openai",
+        contextWindow: 128_000,
+        maxOutputTokens: 4096,
+        supportsVision: false,
+        inputCostPerToken: 0,
+        outputCostPerToken: 0,
+        known: false,
+      },
+      complete: async (request) => {
+        const judging = request.responseFormat !== undefined
+        if (!judging) {
+          inFlight++
+          most = Math.max(most, inFlight)
+          await Bun.sleep(50)
+          inFlight--
+        }
+        return {
+          content: judging ? JSON.stringify({ reasoning: "1. present", pass: true }) : "fine",
+          reasoning: null,
+          toolCalls: [],
+          finishReason: "stop",
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }
+      },
+    }
+    const result = await runEval(plan({ cases, models: [model], parallel: 2 }), new AbortController().signal)
+    expect(result.runs.map((r) => r.status)).toEqual(Array(6).fill("pass"))
+    expect(most).toBe(2)
   })
 })
