@@ -414,6 +414,37 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     }
   })
 
+  test("token counts and a compaction go out as CUSTOM events; the snapshot is the compacted history", async () => {
+    h = await startHarness({ init: { contextWindow: 16_000 } })
+    const pasted = "2026-11-23T10:00:00Z GET /api/orders 200 in 12ms from 10.0.0.1\n".repeat(400)
+    h.fake.script(
+      { content: "<analysis>logs</analysis><summary>The user pasted order logs; all 200.</summary>" },
+      { content: "Nothing failed." },
+    )
+    const agent = new HttpAgent({ url: `${h.url}/api/agui` })
+    agent.addMessage({ id: "u1", role: "user", content: `Here are logs:\n${pasted}` })
+    agent.addMessage({ id: "a1", role: "assistant", content: "They all look fine." })
+    agent.addMessage({ id: "u2", role: "user", content: "did anything fail?" })
+    const r = await run(agent)
+    expect(r.error).toBeUndefined()
+    const custom = r.events.filter((e) => e.type === "CUSTOM").map((e) => String(field(e, "name")))
+    expect(custom).toEqual(["dupin.compaction_start", "dupin.compacted", "dupin.token_count"])
+    const compacted = r.events.find((e) => field(e, "name") === "dupin.compacted")
+    expect(JSON.stringify(field(compacted, "value"))).toContain("The user pasted order logs")
+    const tokens = field(r.events.find((e) => field(e, "name") === "dupin.token_count"), "value")
+    expect(tokens).toMatchObject({ costs: { num_llm_calls: 2 } })
+    // The client's history is now dupin's compacted one: the summary, then the question.
+    expect(agent.messages.map((m) => m.role)).toEqual(["user", "user", "assistant"])
+    expect(String(agent.messages[0]?.content)).toContain("The user pasted order logs")
+    expect(agent.messages.at(-1)?.content).toBe("Nothing failed.")
+    // The next question on the thread goes on from the compacted history, in order.
+    agent.addMessage({ id: "u3", role: "user", content: "and the database?" })
+    h.fake.script({ content: "Not in these logs." })
+    expect((await run(agent)).error).toBeUndefined()
+    const sent = providerMessages(h.fake, h.fake.requests.length - 1).map((m) => m.role)
+    expect(sent).toEqual(["system", "user", "user", "assistant", "user"])
+  })
+
   test("a provider failure after the stream opened ends the run with RUN_ERROR", async () => {
     h = await startHarness()
     h.fake.script(

@@ -178,12 +178,15 @@ export class AguiTranslator {
   /**
    * The conversation as dupin holds it, so the client sends back exactly what dupin's signatures
    * cover (tool results as the model read them, paused calls with their signature). Input messages
-   * keep their ids; after a compaction the history is new, and so are its ids.
+   * keep their ids. After a compaction every message gets a new id, those streamed in this run
+   * too: a client keeps the messages whose ids it knows where they are and appends the others
+   * (@ag-ui/client does), so one known id would put the summary after it.
    */
   #snapshot(history: readonly ChatMessage[]): AguiEvent {
+    if (this.#compacted) return { type: "MESSAGES_SNAPSHOT", messages: toAgui(history, () => randomUUID()) }
     const input = this.#run.inputIds
-    const users = this.#compacted ? [] : [...input.users]
-    const assistants = this.#compacted ? [...this.#stepIds] : [...input.assistants, ...this.#stepIds]
+    const users = [...input.users]
+    const assistants = [...input.assistants, ...this.#stepIds]
     const messages: AguiOutMessage[] = toAgui(history, (m) => {
       if (m.role === "user") return users.shift() ?? randomUUID()
       if (m.role === "assistant") return assistants.shift() ?? randomUUID()
