@@ -431,7 +431,10 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     expect(custom).toEqual(["dupin.compaction_start", "dupin.compacted", "dupin.token_count"])
     const compacted = r.events.find((e) => field(e, "name") === "dupin.compacted")
     expect(JSON.stringify(field(compacted, "value"))).toContain("The user pasted order logs")
-    const tokens = field(r.events.find((e) => field(e, "name") === "dupin.token_count"), "value")
+    const tokens = field(
+      r.events.find((e) => field(e, "name") === "dupin.token_count"),
+      "value",
+    )
     expect(tokens).toMatchObject({ costs: { num_llm_calls: 2 } })
     // The client's history is now dupin's compacted one: the summary, then the question.
     expect(agent.messages.map((m) => m.role)).toEqual(["user", "user", "assistant"])
