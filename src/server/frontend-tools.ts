@@ -3,15 +3,23 @@ import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
 
-/** HolmesGPT's `frontend_tools` item: an OpenAI function definition the client executes. */
-export type FrontendToolInput = {
-  type?: "function" | undefined
-  function: {
-    name: string
-    description?: string | undefined
-    parameters?: Record<string, unknown> | undefined
-  }
+type FunctionFields = {
+  name: string
+  description?: string | undefined
+  parameters?: Record<string, unknown> | null | undefined
 }
+
+/**
+ * A `frontend_tools` item: an OpenAI function definition, or HolmesGPT's own item (the function's
+ * fields at the top, with its `mode`: `noop` runs on without waiting, the model reading
+ * `noop_response`).
+ */
+export type FrontendToolInput =
+  | { type?: "function" | undefined; function: FunctionFields }
+  | (FunctionFields & { mode?: "pause" | "noop" | undefined; noop_response?: string | null | undefined })
+
+/** What the model reads after a `noop` call when the client set no `noop_response`. */
+export const NOOP_RESPONSE = "The client carried out this action; it returns no output."
 
 /** HolmesGPT's `frontend_tool_results` item: what the client's tool returned. */
 export type FrontendToolResultInput = {
@@ -31,7 +39,8 @@ export function frontendToolSchemas(
 ): ToolSchema[] {
   const seen = new Set<string>()
   return tools.map((tool, i) => {
-    const { name } = tool.function
+    const fields = functionOf(tool)
+    const { name } = fields
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
       throw new RequestError(
         `${field}[${i}] has the name ${echo(name)}; tool names are 1-64 letters, digits, _ or -.`,
@@ -48,11 +57,24 @@ export function frontendToolSchemas(
       type: "function",
       function: {
         name,
-        description: tool.function.description ?? "",
-        parameters: tool.function.parameters ?? { type: "object", properties: {} },
+        description: fields.description ?? "",
+        parameters: fields.parameters ?? { type: "object", properties: {} },
       },
     }
   })
+}
+
+/** The `noop` tools by name, each with what the model reads after a call to it. */
+export function noopResponses(tools: readonly FrontendToolInput[]): Map<string, string> {
+  return new Map(
+    tools.flatMap((tool) =>
+      "mode" in tool && tool.mode === "noop" ? [[tool.name, tool.noop_response || NOOP_RESPONSE]] : [],
+    ),
+  )
+}
+
+function functionOf(tool: FrontendToolInput): FunctionFields {
+  return "function" in tool ? tool.function : tool
 }
 
 /** Whether a paused call is one the client executes: dupin has no tool of its name. */
