@@ -2,6 +2,7 @@ import type { ToolDecision } from "../agent/decisions.ts"
 import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { CORE_TOOL_NAMES } from "../tool/core-names.ts"
 
 type FunctionFields = {
   name: string
@@ -29,7 +30,8 @@ export type FrontendToolResultInput = {
 }
 
 /**
- * The frontend tools as the model sees them. A name that is also one of dupin's tools is refused:
+ * The frontend tools as the model sees them. A name that is also one of dupin's tools (configured,
+ * or one a run adds itself: `search_tools`, `read_tool_output`, `TodoWrite`) is refused:
  * a call to it would be ambiguous, and a client must not be able to answer for a tool dupin runs.
  */
 export function frontendToolSchemas(
@@ -47,7 +49,7 @@ export function frontendToolSchemas(
       )
     }
     if (seen.has(name)) throw new RequestError(`${field} names ${echo(name)} twice.`)
-    if (Object.hasOwn(dupinTools, name)) {
+    if (Object.hasOwn(dupinTools, name) || CORE_TOOL_NAMES.has(name)) {
       throw new RequestError(
         `${field}[${i}] is named ${echo(name)}, which is one of dupin's own tools; rename it.`,
       )

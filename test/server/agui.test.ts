@@ -354,7 +354,7 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     expect(restarted(h)).toEqual(["web"])
   })
 
-  test("a bad RunAgentInput is a 422; without the token, 401", async () => {
+  test("a bad RunAgentInput is a 422, a tool named like dupin's a 400; without the token, 401", async () => {
     h = await startHarness({ init: { server: { auth_token: "s3cret" } } })
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${h?.url}/api/agui`, {
@@ -372,6 +372,13 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     const auth = { authorization: "Bearer s3cret" }
     expect((await post({ threadId: "t", messages: [] }, auth)).status).toBe(422)
     expect((await post({ threadId: "t", runId: "r", messages: "hi" }, auth)).status).toBe(422)
+    // A client tool may not take the name of one of dupin's, its run's own tools included.
+    const user = [{ id: "u1", role: "user", content: "hi" }]
+    for (const name of ["restart", "search_tools"]) {
+      const tools = [{ name, description: "client side" }]
+      const response = await post({ threadId: "t", runId: "r", messages: user, tools }, auth)
+      expect(`${name}: ${response.status}`).toBe(`${name}: 400`)
+    }
   })
 
   test("with a token configured, thread ids are scoped to it: another token's server refuses the resume", async () => {

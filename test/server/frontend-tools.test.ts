@@ -155,14 +155,17 @@ describe("frontend tools on /api/chat", () => {
     expect(tools.map((m) => m.tool_call_id)).toEqual(["ui_1", "r_1"])
   })
 
-  test("a frontend tool named like one of dupin's tools is refused (400)", async () => {
+  test("a frontend tool named like one of dupin's tools is refused (400), the run's own tools included", async () => {
     h = await startHarness()
-    const response = await h.post({
-      ask: "x",
-      stream: true,
-      frontend_tools: [{ type: "function", function: { name: "restart" } }],
-    })
-    expect(response.status).toBe(400)
+    for (const name of ["restart", "search_tools", "read_tool_output", "TodoWrite"]) {
+      const response = await h.post({
+        ask: "x",
+        stream: true,
+        frontend_tools: [{ type: "function", function: { name } }],
+      })
+      expect(`${name}: ${response.status}`).toBe(`${name}: 400`)
+    }
+    expect(h.fake.requests).toEqual([])
   })
 
   test("a tool_decisions item cannot smuggle a result for a backend call: the call runs", async () => {
