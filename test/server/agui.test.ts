@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { type BaseEvent, HttpAgent, type Message, type RunAgentParameters } from "@ag-ui/client"
+import {
+  type BaseEvent,
+  HttpAgent,
+  type Message,
+  PROTOCOL_VERSION,
+  type RunAgentParameters,
+} from "@ag-ui/client"
 import { liveInGroup } from "../support/live-processes.ts"
 import { waitFor, waitForPid } from "../support/wait.ts"
 import { type Harness, providerMessages, startHarness } from "./harness.ts"
@@ -63,6 +69,8 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     const r = await run(agent)
     expect(r.error).toBeUndefined()
     expect(types(r)[0]).toBe("RUN_STARTED")
+    // The producer declares the protocol it speaks (AG-UI 1.0: RUN_STARTED.protocolVersion).
+    expect(field(r.events[0], "protocolVersion")).toBe(PROTOCOL_VERSION)
     expect(types(r).at(-1)).toBe("RUN_FINISHED")
     const deltas = r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => field(e, "delta"))
     expect(deltas.length).toBeGreaterThan(1)

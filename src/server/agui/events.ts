@@ -4,6 +4,9 @@ import type { ChatMessage, ToolCall } from "../../llm/types.ts"
 import { ToolResultStatus } from "../../tool/result.ts"
 import { type AguiOutMessage, toAgui } from "./messages.ts"
 
+/** The AG-UI protocol version dupin speaks, declared on RUN_STARTED. */
+export const AGUI_PROTOCOL_VERSION = "1.0"
+
 /** One AG-UI event as it goes on the wire (`data: <json>`). */
 export type AguiEvent = { type: string } & Record<string, unknown>
 
@@ -46,7 +49,8 @@ export class AguiTranslator {
   }
 
   started(): AguiEvent[] {
-    return [{ type: "RUN_STARTED", threadId: this.#run.threadId, runId: this.#run.runId }]
+    const { threadId, runId } = this.#run
+    return [{ type: "RUN_STARTED", threadId, runId, protocolVersion: AGUI_PROTOCOL_VERSION }]
   }
 
   failed(message: string, code: string): AguiEvent[] {
