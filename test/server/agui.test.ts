@@ -463,6 +463,25 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     expect(sent).toEqual(["system", "user", "user", "assistant", "user"])
   })
 
+  test("the rest of RunAgentInput: forwardedProps.model picks a model, context and system messages reach the prompt, state is accepted", async () => {
+    h = await startHarness({ useModelList: true })
+    h.fake.script({ content: "Fine." })
+    const agent = agentFor(h, "how is it?")
+    agent.messages.unshift({ id: "s1", role: "system", content: "Answer in one word." })
+    agent.setState({ selected: "web-1" })
+    const r = await run(agent, {
+      forwardedProps: { model: "blind" },
+      context: [{ description: "The page the user is on", value: "pod web-1" }],
+    })
+    expect(r.error).toBeUndefined()
+    expect(h.fake.requests[0]?.body?.model).toBe("gpt-3.5-turbo")
+    const system = String(providerMessages(h.fake, 0)[0]?.content)
+    expect(system).toContain("Answer in one word.")
+    expect(system).toContain("The page the user is on: pod web-1")
+    const unknown = await run(agentFor(h, "again"), { forwardedProps: { model: "nope" } })
+    expect(String(unknown.error)).toContain("400")
+  })
+
   test("a provider failure after the stream opened ends the run with RUN_ERROR", async () => {
     h = await startHarness()
     h.fake.script(
