@@ -196,6 +196,13 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     })
     expect(restarted(h)).toEqual(["web"])
     expect(again.events.some((e) => e.type === "RUN_STARTED")).toBe(false)
+    // The thread goes on: a new question after the resumed run is an ordinary run.
+    agent.addMessage({ id: "u2", role: "user", content: "is it up?" })
+    h.fake.script({ content: "It is up." })
+    const next = await run(agent)
+    expect(next.error).toBeUndefined()
+    expect((agent.messages.at(-1) as Message).content).toBe("It is up.")
+    expect(restarted(h)).toEqual(["web"])
   })
 
   test("an approval interrupt, resumed denied: the tool did not run, the model got the feedback", async () => {
