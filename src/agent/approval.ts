@@ -35,9 +35,15 @@ export type TurnSigner = (turn: readonly ChatMessage[]) => (call: ToolCall) => s
 /**
  * Tools the client executes (AG-UI tools, HolmesGPT `frontend_tools`): offered to the model next to
  * dupin's own; a call to one pauses the run like a call waiting for approval, signed the same way,
- * and the client's result comes back as a decision carrying `result`.
+ * and the client's result comes back as a decision carrying `result`. A tool in `noop` (HolmesGPT's
+ * noop mode) does not pause: the client acts on the call it saw in the stream, and the model reads
+ * the text given for it.
  */
-export type FrontendTools = { tools: readonly ToolSchema[]; sign: TurnSigner }
+export type FrontendTools = {
+  tools: readonly ToolSchema[]
+  sign: TurnSigner
+  noop?: ReadonlyMap<string, string>
+}
 
 export const DENIED_TEXT = "Tool execution was denied by the user."
 

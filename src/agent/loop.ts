@@ -111,6 +111,7 @@ async function* steps(options: AgentOptions, run: RunState): AsyncGenerator<Engi
     signal,
     seen: new Set(),
     ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
+    ...(options.frontendTools?.noop ? { frontendNoop: options.frontendTools.noop } : {}),
     toMessage,
     ...stepBounds(run.tools.limits),
   }

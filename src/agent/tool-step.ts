@@ -31,6 +31,8 @@ export type StepContext = {
   onToolCall?: (call: ToolCall) => void
   /** The request's share of tool-process slots and memory. */
   quota?: RequestQuota
+  /** Frontend tools that do not pause (FrontendTools.noop): the model reads this text instead. */
+  frontendNoop?: ReadonlyMap<string, string>
 }
 
 /** The per-request parts of a StepContext, from the tool limits. */
@@ -104,11 +106,22 @@ export async function* runToolCalls(
 
   for (const p of prepared) {
     // A dupin tool of the same name wins; faces refuse such frontend tools before the run.
+    const description = ctx.tools.describe(p)
     if (!p.tool && ctx.tools.isFrontend(p.call.function.name)) {
-      frontend.push(frontendCall(p.call))
+      const noop = ctx.frontendNoop?.get(p.call.function.name)
+      if (noop === undefined) {
+        frontend.push(frontendCall(p.call))
+        continue
+      }
+      const params = parseArguments(p.call.function.arguments)
+      const done: FinishedCall = {
+        prepared: { ...p, params },
+        description,
+        result: new StructuredToolResult({ status: ToolResultStatus.SUCCESS, data: noop, params }),
+      }
+      running.set(p.call.id, Promise.resolve({ id: p.call.id, outcome: done }))
       continue
     }
-    const description = ctx.tools.describe(p)
     if (p.approvalReason && !p.error && ctx.approval.kind === "pause") {
       pending.push({
         tool_call_id: p.call.id,

@@ -50,6 +50,7 @@ const ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map([
   ["/api/alerts/alertmanager", ["POST"]],
   ["/api/investigations", ["GET"]],
   ["/api/agui", ["POST"]],
+  ["/api/agui/chat", ["POST"]],
 ])
 
 /**
@@ -86,6 +87,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
       const entry = requests.get(request)
       if (entry) entry.model = model
     },
+  }
+  const agui = async (body: unknown, request: Request) => {
+    const input = (await import("./agui/input.ts")).parseRunAgentInput(body)
+    const deps = { ...chatDeps, authToken: config.server.authToken }
+    return (await import("./agui/route.ts")).handleAgui(input, request, deps)
   }
 
   return (
@@ -176,12 +182,10 @@ export function createApp(config: Config, options: AppOptions = {}) {
       })
       .use(consoleRoutes(consoleOn))
       .use(options.alerts ? alertRoutes().alertRoutes(options.alerts) : new Elysia())
-      // AG-UI 1.0 (CONTRACT §11): same auth, same engine, AG-UI's events.
-      .post("/api/agui", async ({ body, request }) => {
-        const input = (await import("./agui/input.ts")).parseRunAgentInput(body)
-        const deps = { ...chatDeps, authToken: config.server.authToken }
-        return (await import("./agui/route.ts")).handleAgui(input, request, deps)
-      })
+      // AG-UI 1.0 (CONTRACT §11): same auth, same engine, AG-UI's events. `/api/agui/chat` is
+      // the same endpoint at the path HolmesGPT serves it, where Headlamp's AI Assistant posts.
+      .post("/api/agui", ({ body, request }) => agui(body, request))
+      .post("/api/agui/chat", ({ body, request }) => agui(body, request))
   )
 }
 

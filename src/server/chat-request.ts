@@ -53,15 +53,25 @@ const ToolDecision = t.Object({
   feedback: nullable(t.String()),
 })
 
-/** HolmesGPT's frontend tools: OpenAI function definitions the client executes (CONTRACT §11). */
-const FrontendTool = t.Object({
-  type: opt(t.Literal("function")),
-  function: t.Object({
-    name: t.String({ minLength: 1 }),
-    description: opt(t.String()),
-    parameters: opt(t.Record(t.String(), t.Unknown())),
+/**
+ * HolmesGPT's frontend tools (CONTRACT §11), tools the client executes: an OpenAI function
+ * definition, or HolmesGPT's own item (the same fields at the top, and its `mode`).
+ */
+const FunctionFields = {
+  name: t.String({ minLength: 1 }),
+  description: opt(t.String()),
+  parameters: nullable(t.Record(t.String(), t.Unknown())),
+}
+const FrontendTool = t.Union([
+  t.Object({ type: opt(t.Literal("function")), function: t.Object(FunctionFields) }),
+  t.Object({
+    ...FunctionFields,
+    /** `pause` (the default): the run waits for the client's result; `noop`: it goes on at once. */
+    mode: opt(t.Union([t.Literal("pause"), t.Literal("noop")])),
+    /** What the model reads after a `noop` call. */
+    noop_response: nullable(t.String()),
   }),
-})
+])
 
 const FrontendToolResult = t.Object({
   tool_call_id: t.String({ minLength: 1 }),

@@ -2,16 +2,25 @@ import type { ToolDecision } from "../agent/decisions.ts"
 import { echo, echoList } from "../agent/echo.ts"
 import { RequestError } from "../errors.ts"
 import type { ToolCall, ToolSchema } from "../llm/types.ts"
+import { CORE_TOOL_NAMES } from "../tool/core-names.ts"
 
-/** HolmesGPT's `frontend_tools` item: an OpenAI function definition the client executes. */
-export type FrontendToolInput = {
-  type?: "function" | undefined
-  function: {
-    name: string
-    description?: string | undefined
-    parameters?: Record<string, unknown> | undefined
-  }
+type FunctionFields = {
+  name: string
+  description?: string | undefined
+  parameters?: Record<string, unknown> | null | undefined
 }
+
+/**
+ * A `frontend_tools` item: an OpenAI function definition, or HolmesGPT's own item (the function's
+ * fields at the top, with its `mode`: `noop` runs on without waiting, the model reading
+ * `noop_response`).
+ */
+export type FrontendToolInput =
+  | { type?: "function" | undefined; function: FunctionFields }
+  | (FunctionFields & { mode?: "pause" | "noop" | undefined; noop_response?: string | null | undefined })
+
+/** What the model reads after a `noop` call when the client set no `noop_response`. */
+export const NOOP_RESPONSE = "The client carried out this action; it returns no output."
 
 /** HolmesGPT's `frontend_tool_results` item: what the client's tool returned. */
 export type FrontendToolResultInput = {
@@ -21,7 +30,8 @@ export type FrontendToolResultInput = {
 }
 
 /**
- * The frontend tools as the model sees them. A name that is also one of dupin's tools is refused:
+ * The frontend tools as the model sees them. A name that is also one of dupin's tools (configured,
+ * or one a run adds itself: `search_tools`, `read_tool_output`, `TodoWrite`) is refused:
  * a call to it would be ambiguous, and a client must not be able to answer for a tool dupin runs.
  */
 export function frontendToolSchemas(
@@ -31,14 +41,15 @@ export function frontendToolSchemas(
 ): ToolSchema[] {
   const seen = new Set<string>()
   return tools.map((tool, i) => {
-    const { name } = tool.function
+    const fields = functionOf(tool)
+    const { name } = fields
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
       throw new RequestError(
         `${field}[${i}] has the name ${echo(name)}; tool names are 1-64 letters, digits, _ or -.`,
       )
     }
     if (seen.has(name)) throw new RequestError(`${field} names ${echo(name)} twice.`)
-    if (Object.hasOwn(dupinTools, name)) {
+    if (Object.hasOwn(dupinTools, name) || CORE_TOOL_NAMES.has(name)) {
       throw new RequestError(
         `${field}[${i}] is named ${echo(name)}, which is one of dupin's own tools; rename it.`,
       )
@@ -48,11 +59,24 @@ export function frontendToolSchemas(
       type: "function",
       function: {
         name,
-        description: tool.function.description ?? "",
-        parameters: tool.function.parameters ?? { type: "object", properties: {} },
+        description: fields.description ?? "",
+        parameters: fields.parameters ?? { type: "object", properties: {} },
       },
     }
   })
+}
+
+/** The `noop` tools by name, each with what the model reads after a call to it. */
+export function noopResponses(tools: readonly FrontendToolInput[]): Map<string, string> {
+  return new Map(
+    tools.flatMap((tool) =>
+      "mode" in tool && tool.mode === "noop" ? [[tool.name, tool.noop_response || NOOP_RESPONSE]] : [],
+    ),
+  )
+}
+
+function functionOf(tool: FrontendToolInput): FunctionFields {
+  return "function" in tool ? tool.function : tool
 }
 
 /** Whether a paused call is one the client executes: dupin has no tool of its name. */

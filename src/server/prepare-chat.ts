@@ -17,7 +17,7 @@ import type { Runtime } from "../runtime/runtime.ts"
 import type { ApprovalSigner } from "./approvals.ts"
 import type { ChatRequestBody } from "./chat-request.ts"
 import { conversationId } from "./conversation-id.ts"
-import { frontendToolSchemas, joinDecisions } from "./frontend-tools.ts"
+import { frontendToolSchemas, joinDecisions, noopResponses } from "./frontend-tools.ts"
 import { validateHistorySliced } from "./history.ts"
 import { toImageParts } from "./images.ts"
 import { requestedModelProblem, withoutConfigPath } from "./model-availability.ts"
@@ -116,9 +116,11 @@ export async function prepareChat(
   let frontendTools: FrontendTools | undefined
   if (body.frontend_tools?.length) {
     await executor.ensureReady()
+    const noop = noopResponses(body.frontend_tools)
     frontendTools = {
       tools: frontendToolSchemas(body.frontend_tools, executor.toolsByName, "frontend_tools"),
       sign,
+      ...(noop.size > 0 ? { noop } : {}),
     }
   }
   return {

@@ -55,3 +55,35 @@ test("the engine door: a frontend call pauses the run (the step's own tools stil
   const tool = resumed.history.find((m) => m.role === "tool" && m.tool_call_id === "p")
   expect(tool?.content).toContain("web-2")
 })
+
+test("a noop frontend tool does not pause: its call gets the given text as its result, a pausing one in the same step still waits", async () => {
+  const llm = engine(fake, { toolsets: [toolset("t", [new EchoTool()])] })
+  const tools: FrontendTools = {
+    ...frontend,
+    tools: [
+      ...frontend.tools,
+      { type: "function", function: { name: "flash", description: "Flash a pod", parameters: {} } },
+    ],
+    noop: new Map([["flash", "Flashed."]]),
+  }
+  fake.script({
+    content: null,
+    toolCalls: [
+      { id: "f", name: "flash", arguments: { pod: "web-2" } },
+      { id: "p", name: "pick_pod", arguments: {} },
+    ],
+  })
+  const events: EngineEvent[] = []
+  for await (const e of llm.callStream(ask("which pod?"), { frontendTools: tools })) events.push(e)
+  const paused = events.find((e) => e.event === "approval_required")
+  if (paused?.event !== "approval_required") throw new Error("no pause")
+  expect(paused.data.pending_frontend_tool_calls?.map((c) => c.tool_call_id)).toEqual(["p"])
+  const tool = paused.data.conversation_history.find((m) => m.role === "tool")
+  expect(tool?.role === "tool" && tool.tool_call_id).toBe("f")
+  expect(tool?.content).toContain("Flashed.")
+  const assistant = paused.data.conversation_history.findLast((m) => m.role === "assistant")
+  expect(assistant?.role === "assistant" && assistant.tool_calls?.map((c) => c.pending_approval)).toEqual([
+    undefined,
+    { signature: "sig-p" },
+  ])
+})

@@ -4,6 +4,9 @@ import type { ChatMessage, ToolCall } from "../../llm/types.ts"
 import { ToolResultStatus } from "../../tool/result.ts"
 import { type AguiOutMessage, toAgui } from "./messages.ts"
 
+/** The AG-UI protocol version dupin speaks, declared on RUN_STARTED. */
+export const AGUI_PROTOCOL_VERSION = "1.0"
+
 /** One AG-UI event as it goes on the wire (`data: <json>`). */
 export type AguiEvent = { type: string } & Record<string, unknown>
 
@@ -46,7 +49,8 @@ export class AguiTranslator {
   }
 
   started(): AguiEvent[] {
-    return [{ type: "RUN_STARTED", threadId: this.#run.threadId, runId: this.#run.runId }]
+    const { threadId, runId } = this.#run
+    return [{ type: "RUN_STARTED", threadId, runId, protocolVersion: AGUI_PROTOCOL_VERSION }]
   }
 
   failed(message: string, code: string): AguiEvent[] {
@@ -178,12 +182,15 @@ export class AguiTranslator {
   /**
    * The conversation as dupin holds it, so the client sends back exactly what dupin's signatures
    * cover (tool results as the model read them, paused calls with their signature). Input messages
-   * keep their ids; after a compaction the history is new, and so are its ids.
+   * keep their ids. After a compaction every message gets a new id, those streamed in this run
+   * too: a client keeps the messages whose ids it knows where they are and appends the others
+   * (@ag-ui/client does), so one known id would put the summary after it.
    */
   #snapshot(history: readonly ChatMessage[]): AguiEvent {
+    if (this.#compacted) return { type: "MESSAGES_SNAPSHOT", messages: toAgui(history, () => randomUUID()) }
     const input = this.#run.inputIds
-    const users = this.#compacted ? [] : [...input.users]
-    const assistants = this.#compacted ? [...this.#stepIds] : [...input.assistants, ...this.#stepIds]
+    const users = [...input.users]
+    const assistants = [...input.assistants, ...this.#stepIds]
     const messages: AguiOutMessage[] = toAgui(history, (m) => {
       if (m.role === "user") return users.shift() ?? randomUUID()
       if (m.role === "assistant") return assistants.shift() ?? randomUUID()
