@@ -1,41 +1,20 @@
 /**
  * deploy/kubernetes/ is checked by a real schema validator, not by eye: `kubectl kustomize` renders
  * the base and each overlay as kubectl would apply them, and every object is validated against the
- * Kubernetes API's own OpenAPI schemas (kubernetes-models: the types, required fields, enums and
- * formats of each kind, bundled with the package so the check needs no network). The config file
- * the ConfigMap carries is loaded by dupin's own config loader, so a key dupin does not know fails.
+ * Kubernetes API's own OpenAPI definitions, vendored in deploy/kubernetes/schemas/ (no network),
+ * strict like `kubeconform -strict`: unknown fields, wrong types, missing required fields and
+ * unknown kinds fail (kube-schema.ts). The config file the ConfigMap carries is loaded by dupin's
+ * own config loader, so a key dupin does not know fails too.
  */
 import { describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { Deployment } from "kubernetes-models/apps/v1"
-import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2"
-import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1"
-import { PodDisruptionBudget } from "kubernetes-models/policy/v1"
-import { ClusterRole, ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1"
-import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1"
 import { parseAllDocuments } from "yaml"
 import { Config } from "../../src/config/config.ts"
+import { type Manifest, validateManifest as validate } from "./kube-schema.ts"
 
 const ROOT = resolve(import.meta.dir, "../../deploy/kubernetes")
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string }; [key: string]: unknown }
-type Validating = new (data: never) => { validate(): void }
-
-/** Every kind the manifests use, with the schema it must satisfy; an unknown kind fails. */
-const MODELS: Record<string, Validating> = {
-  "v1/Namespace": Namespace,
-  "v1/Secret": Secret,
-  "v1/Service": Service,
-  "v1/ConfigMap": ConfigMap,
-  "v1/ServiceAccount": ServiceAccount,
-  "apps/v1/Deployment": Deployment,
-  "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
-  "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
-  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
-  "rbac.authorization.k8s.io/v1/ClusterRole": ClusterRole,
-  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": ClusterRoleBinding,
-}
 
 function render(dir: string): Manifest[] {
   const run = Bun.spawnSync(["kubectl", "kustomize", join(ROOT, dir)], { stderr: "pipe" })
@@ -43,16 +22,15 @@ function render(dir: string): Manifest[] {
   return parseAllDocuments(run.stdout.toString()).map((d) => d.toJSON() as Manifest)
 }
 
-function validate(manifest: Manifest): void {
-  const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`]
-  if (!Model) throw new Error(`no schema for ${manifest.apiVersion} ${manifest.kind}`)
-  new Model(manifest as never).validate()
-}
-
 const byKind = (all: Manifest[], kind: string) => all.filter((m) => m.kind === kind)
 
 type Container = {
-  securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean }
+  securityContext: {
+    readOnlyRootFilesystem: boolean
+    allowPrivilegeEscalation: boolean
+    capabilities: { drop?: string[]; add?: string[] }
+  }
+  resources: { requests: { cpu: string; memory: string }; limits: { memory: string } }
   readinessProbe: { httpGet: { path: string } }
   livenessProbe: { httpGet: { path: string } }
   lifecycle?: { preStop?: unknown }
@@ -60,7 +38,11 @@ type Container = {
 }
 type PodSpec = {
   terminationGracePeriodSeconds: number
-  securityContext: { runAsNonRoot: boolean }
+  securityContext: {
+    runAsNonRoot: boolean
+    seccompProfile?: { type: string }
+    appArmorProfile?: { type: string }
+  }
   containers: Container[]
   volumes: Array<{ name: string; emptyDir?: unknown }>
 }
@@ -121,6 +103,22 @@ for (const dir of ["base", "overlays/alerts"]) {
       expect(deployment?.spec.replicas).toBe(2)
     })
 
+    test("the sandbox gets what it needs and nothing more: no capability, namespaces and mounts allowed", () => {
+      const [deployment] = byKind(all, "Deployment") as unknown as Array<{
+        spec: { template: { spec: PodSpec } }
+      }>
+      const pod = deployment?.spec.template.spec as PodSpec
+      const [container] = pod.containers
+      // bubblewrap as an unprivileged user: the runtime's default seccomp profile refuses unshare
+      // and mount, its default AppArmor profile refuses mount (docs/kubernetes.md).
+      expect(pod.securityContext.seccompProfile?.type).toBe("Unconfined")
+      expect(pod.securityContext.appArmorProfile?.type).toBe("Unconfined")
+      expect(container?.securityContext.capabilities.drop).toEqual(["ALL"])
+      expect(container?.securityContext.capabilities.add).toBeUndefined()
+      // Requests sized from the bench (test/bench/RESULTS.md: 181 MiB peak at 200 streams).
+      expect(container?.resources.requests).toEqual({ cpu: "250m", memory: "256Mi" })
+    })
+
     test("the config file it ships loads in dupin and listens beyond loopback with a token", () => {
       const config = loadShippedConfig(all)
       expect(config.server.host).toBe("0.0.0.0")
@@ -130,10 +128,40 @@ for (const dir of ["base", "overlays/alerts"]) {
   })
 }
 
-test("the validator refuses a wrong manifest (guard: the check is not a no-op)", () => {
+describe("the validator refuses what the API would not take (guard: the check is not a no-op)", () => {
   const [deployment] = byKind(render("base"), "Deployment")
-  const broken = structuredClone(deployment) as Manifest & { spec: Record<string, unknown> }
-  broken.spec.replicas = "two"
-  expect(() => validate(broken)).toThrow("replicas")
-  expect(() => validate({ ...broken, kind: "Dployment" })).toThrow("no schema")
+  type Broken = Manifest & {
+    spec: {
+      replicas: unknown
+      template: {
+        spec: { containers: Array<Record<string, unknown>>; securityContext: Record<string, unknown> }
+      }
+    }
+  }
+  const broken = (change: (d: Broken) => void) => {
+    const copy = structuredClone(deployment) as Broken
+    change(copy)
+    return () => validate(copy)
+  }
+
+  test("the rendered Deployment itself passes", () => {
+    expect(() => validate(deployment as Manifest)).not.toThrow()
+  })
+
+  test("a misspelt field, which the API server would drop without a word", () => {
+    // Left in, the pod would run with a writable root file system.
+    const typo = broken((d) => {
+      const container = d.spec.template.spec.containers[0] as { securityContext: Record<string, unknown> }
+      container.securityContext = { readOnlyRootFilesytem: true }
+    })
+    expect(typo).toThrow('"readOnlyRootFilesytem"')
+    expect(broken((d) => Object.assign(d.spec, { replica: 3 }))).toThrow('"replica"')
+  })
+
+  test("a wrong type, a missing required field, an int32 out of range, an unknown kind", () => {
+    expect(broken((d) => Object.assign(d.spec, { replicas: "two" }))).toThrow("/spec/replicas")
+    expect(broken((d) => delete d.spec.template.spec.containers[0]?.name)).toThrow('"name"')
+    expect(broken((d) => Object.assign(d.spec, { replicas: 2 ** 40 }))).toThrow("/spec/replicas")
+    expect(() => validate({ ...(deployment as Manifest), kind: "Dployment" })).toThrow("no schema")
+  })
 })
