@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { parseAllDocuments } from "yaml"
 import { Config } from "../../src/config/config.ts"
+import { requireServerSecrets } from "../../src/config/settings.ts"
 import { type Manifest, validateManifest as validate } from "./kube-schema.ts"
 
 const ROOT = resolve(import.meta.dir, "../../deploy/kubernetes")
@@ -48,7 +49,7 @@ type PodSpec = {
 }
 
 /** The config file in the ConfigMap, loaded as `dupin serve` would with the Secret's variables set. */
-function loadShippedConfig(all: Manifest[]): Config {
+function loadShippedConfig(all: Manifest[], secrets: Record<string, string> = {}): Config {
   const map = byKind(all, "ConfigMap")[0] as unknown as { data: Record<string, string> }
   const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-k8s-"))
   try {
@@ -61,6 +62,7 @@ function loadShippedConfig(all: Manifest[]): Config {
       DUPIN_STORE_URL: "postgres://dupin@127.0.0.1:5432/dupin",
       SLACK_WEBHOOK_URL: "http://127.0.0.1:9/slack",
       HOME: dir,
+      ...secrets,
     }
     return Config.loadFromFile(file, { env })
   } finally {
@@ -117,6 +119,20 @@ for (const dir of ["base", "overlays/alerts"]) {
       expect(container?.securityContext.capabilities.add).toBeUndefined()
       // Requests sized from the bench (test/bench/RESULTS.md: 181 MiB peak at 200 streams).
       expect(container?.resources.requests).toEqual({ cpu: "250m", memory: "256Mi" })
+    })
+
+    test("with the Secret as shipped (no values filled in) a replica refuses to serve", () => {
+      const secret = byKind(all, "Secret").find((m) => m.metadata.name === "dupin") as unknown as {
+        stringData: Record<string, string>
+      }
+      expect(Object.keys(secret.stringData).sort()).toEqual([
+        "OPENAI_API_KEY",
+        "SVC_APPROVAL_SECRET",
+        "SVC_AUTH_TOKEN",
+      ])
+      // A placeholder would be a token anyone can read here; empty fails closed, naming the key.
+      const config = loadShippedConfig(all, secret.stringData)
+      expect(() => requireServerSecrets(config.server)).toThrow("server.auth_token is empty")
     })
 
     test("the config file it ships loads in dupin and listens beyond loopback with a token", () => {
