@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join, relative, resolve } from "node:path"
 import { parseAllDocuments } from "yaml"
 import { Config } from "../../src/config/config.ts"
 import { requireServerSecrets } from "../../src/config/settings.ts"
@@ -18,7 +18,7 @@ import { type Manifest, validateManifest as validate } from "./kube-schema.ts"
 const ROOT = resolve(import.meta.dir, "../../deploy/kubernetes")
 
 function render(dir: string): Manifest[] {
-  const run = Bun.spawnSync(["kubectl", "kustomize", join(ROOT, dir)], { stderr: "pipe" })
+  const run = Bun.spawnSync(["kubectl", "kustomize", resolve(ROOT, dir)], { stderr: "pipe" })
   if (run.exitCode !== 0) throw new Error(`kubectl kustomize ${dir}: ${run.stderr.toString()}`)
   return parseAllDocuments(run.stdout.toString()).map((d) => d.toJSON() as Manifest)
 }
@@ -143,6 +143,37 @@ for (const dir of ["base", "overlays/alerts"]) {
     })
   })
 }
+
+test("the overlay docs/kubernetes.md shows fills the Secret from an env file, over the base or the alerts overlay", () => {
+  const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-k8s-mine-"))
+  try {
+    writeFileSync(join(dir, "secrets.env"), "OPENAI_API_KEY=k\nSVC_AUTH_TOKEN=t\nSVC_APPROVAL_SECRET=s\n")
+    for (const target of ["base", "overlays/alerts"]) {
+      writeFileSync(
+        join(dir, "kustomization.yaml"),
+        `resources: [${relative(dir, join(ROOT, target))}]
+secretGenerator:
+  - { name: dupin, namespace: dupin, behavior: replace, envs: [secrets.env] }
+`,
+      )
+      const all = render(dir)
+      const secrets = byKind(all, "Secret") as unknown as Array<{
+        metadata: { name: string }
+        data: Record<string, string>
+      }>
+      expect(secrets.map((s) => s.metadata.name)).toEqual(["dupin"])
+      const values = Object.fromEntries(
+        Object.entries(secrets[0]?.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
+      )
+      expect(values).toEqual({ OPENAI_API_KEY: "k", SVC_AUTH_TOKEN: "t", SVC_APPROVAL_SECRET: "s" })
+      const config = loadShippedConfig(all, values)
+      expect(() => requireServerSecrets(config.server)).not.toThrow()
+      for (const manifest of all) validate(manifest)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
 
 describe("the validator refuses what the API would not take (guard: the check is not a no-op)", () => {
   const [deployment] = byKind(render("base"), "Deployment")
