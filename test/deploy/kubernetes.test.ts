@@ -13,6 +13,7 @@ import { join, relative, resolve } from "node:path"
 import { parseAllDocuments } from "yaml"
 import { Config } from "../../src/config/config.ts"
 import { requireServerSecrets } from "../../src/config/settings.ts"
+import { DEFAULT_SHUTDOWN_GRACE_MS } from "../../src/server/server.ts"
 import { type Manifest, validateManifest as validate } from "./kube-schema.ts"
 
 const ROOT = resolve(import.meta.dir, "../../deploy/kubernetes")
@@ -34,7 +35,7 @@ type Container = {
   resources: { requests: { cpu: string; memory: string }; limits: { memory: string } }
   readinessProbe: { httpGet: { path: string } }
   livenessProbe: { httpGet: { path: string } }
-  lifecycle?: { preStop?: unknown }
+  lifecycle?: { preStop?: { exec?: { command?: string[] } } }
   volumeMounts: Array<{ name: string; mountPath: string }>
 }
 type PodSpec = {
@@ -92,8 +93,14 @@ for (const dir of ["base", "overlays/alerts"]) {
       const pod = deployment?.spec.template.spec as PodSpec
       const [container] = pod.containers
       const config = loadShippedConfig(all)
-      // Lame duck, then the 30 s grace for running chats, must end before the kubelet's SIGKILL.
-      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(config.server.drainDelay + 30)
+      // preStop, then the drain (lame duck within the grace for running chats, then up to 5 s for
+      // the ones ended to report it and 1 s to close) must end before the kubelet's SIGKILL.
+      const preStop = Number(container?.lifecycle?.preStop?.exec?.command?.at(-1))
+      expect(preStop).toBeGreaterThan(0)
+      expect(config.server.drainDelay * 1000).toBeLessThan(DEFAULT_SHUTDOWN_GRACE_MS)
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(
+        preStop + DEFAULT_SHUTDOWN_GRACE_MS / 1000 + 5 + 1,
+      )
       expect(pod.securityContext.runAsNonRoot).toBe(true)
       expect(container?.securityContext.readOnlyRootFilesystem).toBe(true)
       expect(container?.securityContext.allowPrivilegeEscalation).toBe(false)
