@@ -142,6 +142,58 @@ for (const dir of ["base", "overlays/alerts"]) {
       expect(() => requireServerSecrets(config.server)).toThrow("server.auth_token is empty")
     })
 
+    test("RBAC is read-only (the rules of deploy/rbac.yaml), bound to the pod's ServiceAccount", async () => {
+      type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] }
+      const role = byKind(all, "ClusterRole")[0] as unknown as { metadata: { name: string }; rules: Rule[] }
+      const bastion = parseAllDocuments(await Bun.file(join(ROOT, "../rbac.yaml")).text())
+        .map((d) => d.toJS() as { kind: string; rules: Rule[] })
+        .find((d) => d.kind === "ClusterRole")
+      expect(role.rules).toEqual(bastion?.rules as Rule[])
+      for (const rule of role.rules) {
+        expect(rule.verbs.filter((v) => !["get", "list", "watch"].includes(v))).toEqual([])
+        expect(rule.resources.filter((r) => r === "*" || r.startsWith("secrets"))).toEqual([])
+      }
+      const binding = byKind(all, "ClusterRoleBinding")[0] as unknown as {
+        roleRef: { name: string }
+        subjects: unknown[]
+      }
+      const [deployment] = byKind(all, "Deployment") as unknown as Array<{
+        spec: { template: { spec: { serviceAccountName: string } } }
+      }>
+      expect(binding.roleRef.name).toBe(role.metadata.name)
+      expect(binding.subjects).toEqual([
+        {
+          kind: "ServiceAccount",
+          name: deployment?.spec.template.spec.serviceAccountName,
+          namespace: "dupin",
+        },
+      ])
+    })
+
+    test("Service, HPA, PDB and NetworkPolicy point at the Deployment's pods", () => {
+      type Selecting = { kind: string; spec: Record<string, unknown> }
+      const [deployment] = byKind(all, "Deployment") as unknown as Array<{
+        metadata: { name: string }
+        spec: { template: { metadata: { labels: Record<string, string> } } }
+      }>
+      const labels = deployment?.spec.template.metadata.labels ?? {}
+      const selects = (selector: Record<string, string> | undefined) =>
+        Object.keys(selector ?? {}).length > 0 &&
+        Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v)
+      const one = (kind: string) => byKind(all, kind)[0] as unknown as Selecting
+      expect(selects(one("Service").spec.selector as Record<string, string>)).toBe(true)
+      const pdb = one("PodDisruptionBudget").spec as { selector: { matchLabels: Record<string, string> } }
+      expect(selects(pdb.selector.matchLabels)).toBe(true)
+      const policy = one("NetworkPolicy").spec as { podSelector: { matchLabels: Record<string, string> } }
+      expect(selects(policy.podSelector.matchLabels)).toBe(true)
+      const hpa = one("HorizontalPodAutoscaler").spec as { scaleTargetRef: unknown }
+      expect(hpa.scaleTargetRef).toEqual({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        name: deployment?.metadata.name,
+      })
+    })
+
     test("the config file it ships loads in dupin and listens beyond loopback with a token", () => {
       const config = loadShippedConfig(all)
       expect(config.server.host).toBe("0.0.0.0")
@@ -150,6 +202,24 @@ for (const dir of ["base", "overlays/alerts"]) {
     })
   })
 }
+
+test("the alerts overlay turns on alert intake with store.url on the user's PostgreSQL, reachable through the NetworkPolicy", () => {
+  const all = render("overlays/alerts")
+  const config = loadShippedConfig(all)
+  expect(config.alerts.enabled).toBe(true)
+  expect(config.store.engine).toBe("postgres")
+  // Kept as written ({{ env.DUPIN_STORE_URL }}): expanded where the store opens, from the Secret.
+  expect(config.store).toMatchObject({ url: "{{ env.DUPIN_STORE_URL }}" })
+  const [deployment] = byKind(all, "Deployment") as unknown as Array<{
+    spec: { template: { spec: { containers: Array<{ envFrom: Array<{ secretRef: { name: string } }> }> } } }
+  }>
+  const secrets = deployment?.spec.template.spec.containers[0]?.envFrom.map((e) => e.secretRef.name)
+  expect(secrets).toEqual(["dupin", "dupin-store"])
+  const policy = byKind(all, "NetworkPolicy")[0] as unknown as {
+    spec: { egress: Array<{ ports: Array<{ port: number }> }> }
+  }
+  expect(policy.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port))).toContain(5432)
+})
 
 test("the overlay docs/kubernetes.md shows fills the Secret from an env file, over the base or the alerts overlay", () => {
   const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-k8s-mine-"))

@@ -49,7 +49,7 @@ async function startReplica(name: Name): Promise<void> {
       "src/main.ts",
       "serve",
       "--config",
-      join(dir, "config.yaml"),
+      join(dir, `config-${name}.yaml`),
       "--port",
       String(ports.get(name)),
       // The default lame duck; the test helper turns it off for servers no balancer watches.
@@ -69,33 +69,37 @@ beforeAll(async () => {
     throw new Error("haproxy is not installed: apt-get install haproxy (.ci/run does)")
   dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-replicas-"))
   fake = await startFakeProvider()
-  fake.script(...Array.from({ length: 6000 }, () => model))
-  writeFileSync(
-    join(dir, "toolsets.yaml"),
-    `toolsets:
+  fake.script(...Array.from({ length: 20_000 }, () => model))
+  // Each replica's tool says which replica ran it: the identity of the one that resumed, from the
+  // replica itself rather than from the balancer.
+  for (const name of NAMES) {
+    writeFileSync(
+      join(dir, `toolsets-${name}.yaml`),
+      `toolsets:
   ops/restart:
     description: Restart a service
     tools:
       - name: restart
         description: Restart a service
-        command: "echo restarted {{ service }}"
+        command: "echo restarted {{ service }} on ${name}"
         parameters:
           service: { type: string }
         requires_approval: true
 `,
-  )
-  writeFileSync(
-    join(dir, "config.yaml"),
-    `model: openai/gpt-4o
+    )
+    writeFileSync(
+      join(dir, `config-${name}.yaml`),
+      `model: openai/gpt-4o
 api_key: test-key
 api_base: ${fake.url}
-custom_toolsets: [${join(dir, "toolsets.yaml")}]
+custom_toolsets: [${join(dir, `toolsets-${name}.yaml`)}]
 server:
   auth_token: ${TOKEN}
   approval_secret: shared-by-every-replica
   drain_delay: 5
 `,
-  )
+    )
+  }
   for (const name of NAMES) ports.set(name, await freePort())
   const frontPort = await freePort()
   front = `http://127.0.0.1:${frontPort}`
@@ -164,7 +168,11 @@ async function balancerSees(name: Name, status: "UP" | "DOWN", timeoutMs = 60_00
   throw new Error(`HAProxy did not see ${name} ${status} within ${timeoutMs} ms`)
 }
 
-type Outcome = { paused: string; resumed: string; ok: boolean; error?: string }
+/**
+ * `paused`/`resumed`: the replica HAProxy sent each request to (its `X-Replica` header); `ranOn`:
+ * the replica whose approved tool ran, from the tool's own output.
+ */
+type Outcome = { paused: string; resumed: string; ranOn: string; ok: boolean; error?: string }
 
 async function post(body: Record<string, unknown>, replica?: string): Promise<Response> {
   return fetch(`${front}/api/chat`, {
@@ -183,7 +191,7 @@ async function post(body: Record<string, unknown>, replica?: string): Promise<Re
  * when given), the approved tool runs and the model answers.
  */
 async function conversation(n: number, resumeOn?: (paused: string) => string | undefined): Promise<Outcome> {
-  const outcome: Outcome = { paused: "", resumed: "", ok: false }
+  const outcome: Outcome = { paused: "", resumed: "", ranOn: "", ok: false }
   try {
     const first = await post({ ask: `please restart svc-${n}` })
     outcome.paused = first.headers.get("x-replica") ?? ""
@@ -206,7 +214,8 @@ async function conversation(n: number, resumeOn?: (paused: string) => string | u
     const ran = resumed.events.find((e) => e.event === "tool_calling_result")
     const answer = eventOf(resumed.events, "ai_answer_end")
     if (answer.analysis !== "Done.") throw new Error(`answer: ${answer.analysis}`)
-    if (JSON.stringify(ran?.data).indexOf(`restarted svc-${n}`) < 0) {
+    outcome.ranOn = new RegExp(`restarted svc-${n} on (r\\d)`).exec(JSON.stringify(ran?.data))?.[1] ?? ""
+    if (!outcome.ranOn) {
       throw new Error(`the approved tool did not run: ${JSON.stringify(ran?.data)}`)
     }
     outcome.ok = true
@@ -224,6 +233,8 @@ test("300 concurrent conversations with approvals all succeed, every resume on a
   console.log(`300 concurrent: ${outcomes.length - failed.length} succeeded, ${failed.length} failed`)
   expect(failed.slice(0, 3)).toEqual([])
   expect(outcomes.every((o) => o.paused !== "" && o.resumed !== "" && o.paused !== o.resumed)).toBe(true)
+  // The replica that ran the approved call is the one the balancer named, not the one that paused.
+  expect(outcomes.filter((o) => o.ranOn !== o.resumed || o.ranOn === o.paused)).toEqual([])
   // Round robin really spread the pauses.
   expect(new Set(outcomes.map((o) => o.paused)).size).toBe(3)
 }, 120_000)
@@ -258,7 +269,7 @@ test("a rolling restart under the same load (300 concurrent, SIGTERM one replica
   restarting = false
   await Promise.all(workers)
   const failed = outcomes.filter((o) => !o.ok)
-  const elsewhere = outcomes.filter((o) => o.ok && o.paused !== o.resumed).length
+  const elsewhere = outcomes.filter((o) => o.ok && o.paused !== o.ranOn).length
   console.log(
     `rolling restart: ${outcomes.length} conversations, ${failed.length} failed, ${elsewhere} resumed on ` +
       `another replica; 3 replicas replaced in ${rollingS.toFixed(1)} s\n  ${steps.join("\n  ")}`,
@@ -277,4 +288,5 @@ test("an approval signed on a replica that is gone resumes on another", async ()
   expect(outcome.error).toBeUndefined()
   expect(outcome.ok).toBe(true)
   expect(outcome.resumed).not.toBe(outcome.paused)
+  expect(outcome.ranOn).toBe(outcome.resumed)
 }, 60_000)
