@@ -6,7 +6,7 @@
  * a rolling restart (lame duck first: CONTRACT §5 `server.drain_delay`) loses nothing.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type ServerProcess, startServerProcess, waitForOk } from "../bench/support/processes.ts"
@@ -71,7 +71,9 @@ beforeAll(async () => {
   fake = await startFakeProvider()
   fake.script(...Array.from({ length: 20_000 }, () => model))
   // Each replica's tool says which replica ran it: the identity of the one that resumed, from the
-  // replica itself rather than from the balancer.
+  // replica itself rather than from the balancer. It also writes a file: an approved call takes
+  // effect on whichever replica resumes it (it runs in the writable view there).
+  mkdirSync(join(dir, "done"))
   for (const name of NAMES) {
     writeFileSync(
       join(dir, `toolsets-${name}.yaml`),
@@ -81,7 +83,7 @@ beforeAll(async () => {
     tools:
       - name: restart
         description: Restart a service
-        command: "echo restarted {{ service }} on ${name}"
+        command: "echo restarted {{ service }} on ${name} | tee ${join(dir, "done")}/{{ service }}"
         parameters:
           service: { type: string }
         requires_approval: true
@@ -128,9 +130,9 @@ backend dupin
   balance roundrobin
   option httpchk GET /readyz
   http-check expect status 200
-  # Every 200 ms, out after 2 misses (a 503, or no answer in 5 s: a replica busy with the
-  # 300-conversation burst answers probes late, which is not a miss).
-  default-server inter 200ms fall 2 rise 1
+  # Every 200 ms (100 ms once one failed), out after 2 misses: a 503, or no answer in 5 s (a
+  # replica busy with 300 conversations answers probes late, which is not a miss).
+  default-server inter 200ms fastinter 100ms fall 2 rise 1
   # The test names the replica a resume should land on; a replica that is down is skipped.
 ${NAMES.map((n) => `  use-server ${n} if { req.hdr(x-replica) -m str ${n} }`).join("\n")}
   http-response set-header X-Replica %s
@@ -218,6 +220,8 @@ async function conversation(n: number, resumeOn?: (paused: string) => string | u
     if (!outcome.ranOn) {
       throw new Error(`the approved tool did not run: ${JSON.stringify(ran?.data)}`)
     }
+    const written = readFileSync(join(dir, "done", `svc-${n}`), "utf8")
+    if (written.trim() !== `restarted svc-${n} on ${outcome.ranOn}`) throw new Error(`written: ${written}`)
     outcome.ok = true
   } catch (error) {
     outcome.error = String(error)
@@ -248,7 +252,9 @@ test("a rolling restart under the same load (300 concurrent, SIGTERM one replica
   }
   // As many conversations in flight as the first test: the load the issue names.
   const workers = Array.from({ length: 300 }, worker)
-  await Bun.sleep(1000)
+  // The first replica goes once the load is steady (the first wave done), not in the burst of 300
+  // conversations starting at once, when a loaded host answers the balancer's probes slowest.
+  while (outcomes.length < 300) await Bun.sleep(100)
   const started = performance.now()
   const steps: string[] = []
   for (const name of NAMES) {
