@@ -70,11 +70,12 @@ export type ServerProcess = {
 
 /**
  * Starts `argv` (a `serve` command line with `--port 0`) and waits for its "listening" log line,
- * which carries the bound URL.
+ * which carries the bound URL (up to `listenTimeoutMs`: a start beside a heavy load takes longer).
  */
 export async function startServerProcess(
   argv: string[],
   env: Record<string, string> = {},
+  listenTimeoutMs = 20_000,
 ): Promise<ServerProcess> {
   const proc = Bun.spawn(argv, {
     stdout: "ignore",
@@ -111,7 +112,10 @@ export async function startServerProcess(
     }
     listening.reject(new Error(`server exited before listening:\n${log.join("\n")}`))
   })()
-  const timer = setTimeout(() => listening.reject(new Error("server did not listen within 20 s")), 20_000)
+  const timer = setTimeout(
+    () => listening.reject(new Error(`server did not listen within ${listenTimeoutMs / 1000} s`)),
+    listenTimeoutMs,
+  )
   const url = await listening.promise.finally(() => clearTimeout(timer))
   return {
     url,
