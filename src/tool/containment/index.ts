@@ -6,9 +6,10 @@
  * `containmentInfo()`.
  */
 import { existsSync, realpathSync, statSync } from "node:fs"
-import { homedir, tmpdir, totalmem } from "node:os"
+import { homedir, tmpdir } from "node:os"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
+import { memoryLimitBytes } from "./memory-limit.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
 import { ProcessSlots } from "./process-slots.ts"
 import { RequestQuota, requestSlots } from "./request-quota.ts"
@@ -177,7 +178,8 @@ export function newRequestQuota(): RequestQuota {
 }
 
 function memoryQuotas(total: number | undefined): { totalMemoryBytes: number; requestMemoryBytes: number } {
-  const all = total ?? Math.floor(totalmem() / 2)
+  // Half of what the kernel lets dupin have: the host's memory, or its cgroup's limit (a pod's).
+  const all = total ?? Math.floor(memoryLimitBytes() / 2)
   return { totalMemoryBytes: all, requestMemoryBytes: Math.max(256 * 1024 * 1024, Math.floor(all / 4)) }
 }
 
