@@ -39,6 +39,15 @@ suite("web console", () => {
     expect(csp).not.toMatch(/https?:/)
     expect(res.headers.get("x-content-type-options")).toBe("nosniff")
     expect(res.headers.get("referrer-policy")).toBe("no-referrer")
+    // The page's script and style come from the binary under /console/, with the same headers.
+    const assets = [...(await res.text()).matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)].map((m) => m[1])
+    expect(assets.length).toBe(2)
+    for (const asset of assets) {
+      const a = await fetch(`${c.url}${asset}`)
+      expect(a.status).toBe(200)
+      expect(a.headers.get("content-security-policy")).toBe(csp)
+      expect(a.headers.get("x-content-type-options")).toBe("nosniff")
+    }
     const page = await c.open()
     await expect(page.getByRole("textbox", { name: "Question" }).isVisible()).resolves.toBe(true)
     await expect(page.getByRole("button", { name: "Send" }).isVisible()).resolves.toBe(true)
@@ -122,6 +131,8 @@ suite("web console", () => {
     await ask(page, "restart web")
     const card = page.getByRole("article", { name: "restart" })
     await card.getByRole("button", { name: "Approve" }).waitFor()
+    // The call it would run, in place: its command and arguments.
+    expect(await card.textContent()).toContain("echo restarted web")
     expect(await card.textContent()).toContain('"service": "web"')
     await card.getByRole("button", { name: "Approve" }).click()
     await waitFor(async () => (await conversation(page).textContent())?.includes("Restarted web.") === true)
