@@ -4,6 +4,8 @@
  * the file; each test opens its own context (own localStorage) unless it says otherwise.
  */
 import { expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { fileFixture, NAP_SECONDS } from "../support/console-fixture.ts"
 import type { RecordedRequest } from "../support/fake-provider.ts"
@@ -37,6 +39,15 @@ suite("web console", () => {
     expect(csp).not.toMatch(/https?:/)
     expect(res.headers.get("x-content-type-options")).toBe("nosniff")
     expect(res.headers.get("referrer-policy")).toBe("no-referrer")
+    // The page's script and style come from the binary under /console/, with the same headers.
+    const assets = [...(await res.text()).matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)].map((m) => m[1])
+    expect(assets.length).toBe(2)
+    for (const asset of assets) {
+      const a = await fetch(`${c.url}${asset}`)
+      expect(a.status).toBe(200)
+      expect(a.headers.get("content-security-policy")).toBe(csp)
+      expect(a.headers.get("x-content-type-options")).toBe("nosniff")
+    }
     const page = await c.open()
     await expect(page.getByRole("textbox", { name: "Question" }).isVisible()).resolves.toBe(true)
     await expect(page.getByRole("button", { name: "Send" }).isVisible()).resolves.toBe(true)
@@ -83,7 +94,11 @@ suite("web console", () => {
     const card = page.getByRole("article", { name: "note" })
     await waitFor(async () => (await card.textContent())?.includes("done") === true)
     expect(await card.textContent()).toContain('"text": "disk-is-full"')
+    // Its running time, and the output collapsed until asked for.
+    expect(await card.locator(".elapsed").textContent()).toMatch(/^\d+\.\d s$/)
+    expect(await card.locator("details.output:not([open])").count()).toBe(1)
     await card.getByText(/^Output/).click()
+    expect(await card.locator("details.output[open]").count()).toBe(1)
     await waitFor(
       async () => (await card.locator("pre").last().textContent())?.includes("disk-is-full") === true,
     )
@@ -116,10 +131,13 @@ suite("web console", () => {
     await ask(page, "restart web")
     const card = page.getByRole("article", { name: "restart" })
     await card.getByRole("button", { name: "Approve" }).waitFor()
+    // The call it would run, in place: its command and arguments.
+    expect(await card.textContent()).toContain("echo restarted web")
     expect(await card.textContent()).toContain('"service": "web"')
     await card.getByRole("button", { name: "Approve" }).click()
     await waitFor(async () => (await conversation(page).textContent())?.includes("Restarted web.") === true)
-    // The command's own output is the proof it ran: the model was told it, and the card shows it.
+    // It ran: its side effect is on disk, the model was told its output, and the card shows it.
+    expect(await Bun.file(join(c.dir, "restarted-web")).text()).toBe("restarted web\n")
     expect(lastMessages(c.fake.requests.at(-1))).toContain("restarted web")
     await card.getByText(/^Output/).click()
     expect(await card.locator(".output pre").textContent()).toContain("restarted web")
@@ -143,11 +161,16 @@ suite("web console", () => {
     expect(told).toContain("denied by the user")
     expect(told).toContain("not during business hours")
     expect(told).not.toContain("restarted db")
+    expect(existsSync(join(c.dir, "restarted-db"))).toBe(false)
+    // New conversation started over: nothing of the first one was sent.
+    expect(told).not.toContain("restart web")
+    expect(await conversation(page).textContent()).not.toContain("Restarted web.")
   }, 30_000)
 
   test("Stop mid-tool ends the request and leaves no tool process", async () => {
     const c = fixture()
-    c.fake.script({ toolCalls: [{ id: "call_nap", name: "nap", arguments: {} }] }, { content: "unused" })
+    // No step after the call: the stopped request never asks the model again.
+    c.fake.script({ toolCalls: [{ id: "call_nap", name: "nap", arguments: {} }] })
     const page = await c.open()
     await ask(page, "wait a bit")
     const card = page.getByRole("article", { name: "nap" })
@@ -156,6 +179,71 @@ suite("web console", () => {
     await page.getByRole("button", { name: "Stop" }).click()
     await waitFor(async () => (await card.textContent())?.includes("stopped") === true)
     await waitFor(() => napProcesses().length === 0, { what: "the nap tool to be killed" })
+
+    // Esc does the same, from the keyboard.
+    c.fake.script({ toolCalls: [{ id: "call_nap2", name: "nap", arguments: {} }] })
+    await page.getByRole("button", { name: "New conversation" }).click()
+    await ask(page, "wait again")
+    const again = page.getByRole("article", { name: "nap" })
+    await waitFor(async () => (await again.textContent())?.includes("running") === true)
+    await waitFor(() => napProcesses().length > 0, { what: "the nap tool to start again" })
+    await page.keyboard.press("Escape")
+    await waitFor(async () => (await again.textContent())?.includes("stopped") === true)
+    await waitFor(() => napProcesses().length === 0, { what: "the nap tool to be killed after Esc" })
+    expect(await conversation(page).textContent()).toContain("Stopped.")
+    expect(c.fake.pending()).toBe(0)
+  }, 60_000)
+
+  test("Enter sends, Shift+Enter is a new line", async () => {
+    const c = fixture()
+    const page = await c.open()
+    const box = page.getByRole("textbox", { name: "Question" })
+    const before = c.fake.requests.length
+    await box.click()
+    await page.keyboard.type("first line")
+    await page.keyboard.press("Shift+Enter")
+    await page.keyboard.type("second line")
+    expect(await box.inputValue()).toBe("first line\nsecond line")
+    expect(c.fake.requests.length).toBe(before)
+    c.fake.script({ content: "Two lines received." })
+    await page.keyboard.press("Enter")
+    await waitFor(
+      async () => (await conversation(page).textContent())?.includes("Two lines received.") === true,
+    )
+    expect(await box.inputValue()).toBe("")
+    expect(lastMessages(c.fake.requests.at(-1))).toContain("first line\\nsecond line")
+  }, 30_000)
+
+  test("light and dark themes follow the system", async () => {
+    const c = fixture()
+    const background = async (scheme: "light" | "dark") => {
+      const page = await c.open({ colorScheme: scheme })
+      await page.getByRole("textbox", { name: "Question" }).waitFor()
+      // A string runs in the page (DOM types are not this file's).
+      return await page.evaluate("getComputedStyle(document.body).backgroundColor")
+    }
+    expect(await background("light")).toBe("rgb(255, 255, 255)")
+    expect(await background("dark")).toBe("rgb(22, 24, 28)")
+  }, 30_000)
+
+  test("long output is paged", async () => {
+    const c = fixture()
+    c.fake.script(
+      { toolCalls: [{ id: "call_spew", name: "spew", arguments: { count: "450" } }] },
+      { content: "Counted." },
+    )
+    const page = await c.open()
+    await ask(page, "count")
+    const card = page.getByRole("article", { name: "spew" })
+    await waitFor(async () => (await conversation(page).textContent())?.includes("Counted.") === true)
+    await card.getByText("Output (450 lines)").click()
+    const shown = async () => (await card.locator(".output pre").textContent())?.split("\n") ?? []
+    expect((await shown()).length).toBe(200)
+    await card.getByRole("button", { name: "Show more (250 lines left)" }).click()
+    expect((await shown()).length).toBe(400)
+    await card.getByRole("button", { name: "Show more (50 lines left)" }).click()
+    expect((await shown()).filter(Boolean).at(-1)).toBe("450")
+    expect(await card.getByRole("button", { name: /^Show more/ }).count()).toBe(0)
   }, 30_000)
 })
 

@@ -55,15 +55,44 @@ suite("conversations in the browser", () => {
     expect(await nav.getByRole("button", { name: "Checkout outage" }).count()).toBe(1)
   }, 120_000)
 
-  test("a provider failure is shown as an error with its code", async () => {
+  test("a failure is shown as an error with its code: in the stream (5204 rate limit, 1 otherwise) or refused before it (4000)", async () => {
     const c = fixture()
-    c.fake.script({ status: 401 }, { status: 401 }, { status: 401 })
     const page = await c.open()
-    await page.getByRole("textbox", { name: "Question" }).fill("will fail")
+    const region = page.getByRole("region", { name: "Conversation" })
+    // Exactly the requests each failure makes (a 401 is not retried; a 429 is, three times), so no
+    // step is left over for the test after this one.
+    const failures = [
+      { steps: [{ status: 401 }], shown: "Error 1: " },
+      {
+        steps: Array.from({ length: 4 }, () => ({ status: 429, headers: { "retry-after-ms": "1" } })),
+        shown: "Error 5204: ",
+      },
+    ]
+    for (const [i, { steps, shown }] of failures.entries()) {
+      c.fake.script(...steps)
+      await page.getByRole("textbox", { name: "Question" }).fill(`will fail ${i}`)
+      await page.getByRole("button", { name: "Send" }).click()
+      const alert = region.getByRole("alert").nth(i)
+      await alert.waitFor()
+      expect(await alert.textContent()).toStartWith(shown)
+      await page.getByRole("button", { name: "Send" }).waitFor()
+      expect(c.fake.pending()).toBe(0)
+    }
+
+    // A request the server refuses before the stream opens (a history that does not start with
+    // the system message: 400 / 4000) is shown the same way, with the body's code and detail.
+    await page.evaluate(`{
+      const all = JSON.parse(localStorage.getItem("dupin.conversations"))
+      for (const conv of all) conv.history = [{ role: "user", content: "not a system message" }]
+      localStorage.setItem("dupin.conversations", JSON.stringify(all))
+    }`)
+    await page.reload()
+    const before = c.fake.requests.length
+    await page.getByRole("textbox", { name: "Question" }).fill("refused")
     await page.getByRole("button", { name: "Send" }).click()
-    const alert = page.getByRole("region", { name: "Conversation" }).getByRole("alert")
-    await alert.waitFor()
-    expect(await alert.textContent()).toMatch(/Error \d+/)
-    await page.getByRole("button", { name: "Send" }).waitFor()
+    const refused = region.getByRole("alert").nth(2)
+    await refused.waitFor()
+    expect(await refused.textContent()).toMatch(/^Error 4000: .*system/)
+    expect(c.fake.requests.length).toBe(before)
   }, 120_000)
 })

@@ -26,7 +26,9 @@ const PAYLOADS = [
 suite("untrusted text in the console", () => {
   test("payloads in model text and tool output never run script; links are safe", async () => {
     const c = fixture()
-    const toolPayload = `<img src=x onerror="window.__xss='tool'"><script>window.__xss='tool-script'</script>`
+    const toolPayload =
+      `<img src=x onerror="window.__xss='tool'"><script>window.__xss='tool-script'</script>` +
+      `<svg onload="window.__xss='tool-svg'"></svg><a href="javascript:window.__xss='tool-a'">x</a>`
     c.fake.script(
       {
         content: "Looking.",
@@ -45,6 +47,7 @@ suite("untrusted text in the console", () => {
     await card.getByText(/^Output/).click()
     expect(await card.locator(".output pre").textContent()).toContain(`onerror="window.__xss='tool'"`)
     expect(await card.textContent()).toContain("<script>")
+    expect(await card.locator("svg, a, img, script").count()).toBe(0)
 
     // Click every link the model wrote: none may run script (javascript: hrefs are gone).
     for (const link of await region.locator("a").all()) {

@@ -49,9 +49,10 @@ export function fileFixture(options: FixtureOptions = {}): {
 }
 
 /**
- * `note` prints its text; `restart` needs approval and prints what it restarted (tools without
- * approval see a read-only file system, so its output is the proof it ran); `nap` sleeps with an
- * argument no other process has, so a test can find it.
+ * `note` prints its text; `restart` needs approval, prints what it restarted and leaves a file
+ * `restarted-<service>` in HOME (the fixture's folder; only an approved call sees a writable file
+ * system), the side effect a test checks; `nap` sleeps with an argument no other process has, so a
+ * test can find it; `spew` prints the numbers 1 to `count`, one a line (long output).
  */
 export const NAP_SECONDS = "37.31"
 
@@ -67,13 +68,18 @@ function toolsetYaml(): string {
           text: { type: string }
       - name: restart
         description: Restart a service
-        command: "echo restarted {{ service }}"
+        command: "echo restarted {{ service }} | tee \\"$HOME\\"/restarted-{{ service }}"
         parameters:
           service: { type: string }
         requires_approval: true
       - name: nap
         description: Sleep for a while
         command: "sleep ${NAP_SECONDS}"
+      - name: spew
+        description: Print many lines
+        command: "seq 1 {{ count }}"
+        parameters:
+          count: { type: string }
 `
 }
 
@@ -108,6 +114,8 @@ export type ConsoleFixture = {
 
 export type FixtureOptions = {
   token?: string
+  /** Replaces the default model block (`model: openai/gpt-4o` and its key and base), given the fake provider's URL. */
+  modelYaml?: (providerUrl: string) => string
   /** More `server:` keys, as YAML lines (`console: false`). */
   serverYaml?: string
   /** More top-level keys, as YAML lines (`alerts:`, `store:`), given the fixture's directory and the fake provider's URL. */
@@ -124,9 +132,7 @@ export async function startConsole(options: FixtureOptions = {}): Promise<Consol
   writeFileSync(toolsetPath, toolsetYaml())
   writeFileSync(
     configPath,
-    `model: openai/gpt-4o
-api_key: test-key
-api_base: ${fake.url}
+    `${options.modelYaml?.(fake.url) ?? `model: openai/gpt-4o\napi_key: test-key\napi_base: ${fake.url}`}
 custom_toolsets: [${toolsetPath}]
 toolsets:
   kubernetes/core: { enabled: false }
