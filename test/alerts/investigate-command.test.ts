@@ -88,3 +88,17 @@ test("dupin investigate: input that is not an alert is a usage error (exit 2)", 
   const missing = await runCli(["investigate", "/no/such/file.json"], { env: cliEnv(fake) })
   expect(missing.code).toBe(2)
 }, 120_000)
+
+test("dupin investigate --model takes a provider/model id, as dupin ask --model does", async () => {
+  fake.script({ content: "Looks fine." })
+  const alert = { labels: { alertname: "Latency" } }
+  const env = cliEnv(fake)
+  delete env.MODEL
+  const result = await runCli(["investigate", "-", "--model", "openai/gpt-4.1-mini", "--json"], {
+    env,
+    stdin: JSON.stringify(alert),
+  })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  expect(fake.requests[0]?.body?.model).toBe("gpt-4.1-mini")
+}, 120_000)
