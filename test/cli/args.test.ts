@@ -33,6 +33,7 @@ describe("parseArgs", () => {
 
   test.each([
     [["--nope"], "unknown option --nope for dupin ask"],
+    [["--modle", "x"], "unknown option --modle for dupin ask: did you mean --model?"],
     [["--model"], "--model needs a value"],
     [["--model", "--json"], "--model needs a value"],
     [["--json=yes"], "--json takes no value"],
