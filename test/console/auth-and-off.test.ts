@@ -64,6 +64,17 @@ describe("the console turned off", () => {
     expect((await fetch(`${c.url}/api/model`)).status).toBe(200)
   }, 90_000)
 
+  test("with a token configured too: GET / is 404 without the token, not 401", async () => {
+    c = await startConsole({
+      serveArgs: ["--no-console"],
+      token: "off-test-token-1234",
+      launchBrowser: false,
+    })
+    expect((await fetch(`${c.url}/`)).status).toBe(404)
+    expect((await fetch(`${c.url}/console/main.js`)).status).toBe(404)
+    expect((await fetch(`${c.url}/api/model`)).status).toBe(401)
+  }, 90_000)
+
   test("server.console: false in the config file does the same", async () => {
     c = await startConsole({ serverYaml: "console: false", launchBrowser: false })
     expect((await fetch(`${c.url}/`)).status).toBe(404)
