@@ -2,8 +2,9 @@ import { flag, intOption, noPositionals, type ParsedArgs, stringOption } from ".
 import { EXIT } from "../commands/exit.ts"
 import { applyLogLevel, loadCliConfig } from "../commands/load-config.ts"
 import { writeStderr } from "../commands/output.ts"
+import type { Config } from "../config/config.ts"
 import { requireServerSecrets } from "../config/settings.ts"
-import { errorMessage } from "../errors.ts"
+import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
@@ -27,6 +28,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
   requireServerSecrets(config.server)
+  requireAlertsModel(config)
   const host = stringOption(args, "host")
   const port = intOption(args, "port", 0, 65535)
   let server: RunningServer
@@ -75,6 +77,21 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", () => stop("SIGINT"))
   })
   return EXIT.ok
+}
+
+/**
+ * `alerts.model` names a modelList key: one that names none is a config error told at start
+ * (exit 2), not an alert intake left answering 503. Without a modelList any provider id goes.
+ */
+function requireAlertsModel(config: Config): void {
+  const name = config.alerts.model
+  if (!config.alerts.enabled || name === undefined || !config.modelList) return
+  if (config.modelNames().includes(name)) return
+  const where = config.configFile ? `${config.configFile}: ` : ""
+  throw new ConfigError(
+    `${where}alerts.model: "${name}" is not a model of this config. Available models: ${config.modelNames().join(", ")}.`,
+    "alerts.model",
+  )
 }
 
 /** Says at start what keeps a model from being called; `/readyz` is 503 while none can be. */

@@ -60,7 +60,7 @@ export async function investigateCommand(args: ParsedArgs): Promise<number> {
     enableBash: flags.bash,
   })
   const runtime = createRuntime(config)
-  const llm = runtime.engine(flags.model ?? config.alerts.model, { providerId: flags.model !== undefined })
+  const llm = runtime.engine(flags.model ?? config.alerts.model, { providerId: true })
   const seen = terminalFacts({
     env: processEnv(),
     noColor: flags.noColor,
