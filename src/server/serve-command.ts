@@ -1,3 +1,5 @@
+import { accessSync, constants, mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { flag, intOption, noPositionals, type ParsedArgs, stringOption } from "../commands/args.ts"
 import { EXIT } from "../commands/exit.ts"
 import { applyLogLevel, loadCliConfig } from "../commands/load-config.ts"
@@ -29,6 +31,7 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
   requireServerSecrets(config.server)
   requireAlertsModel(config)
+  requireStoreFolder(config)
   const host = stringOption(args, "host")
   const port = intOption(args, "port", 0, 65535)
   let server: RunningServer
@@ -77,6 +80,26 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", () => stop("SIGINT"))
   })
   return EXIT.ok
+}
+
+/**
+ * The SQLite store's folder, made (as the store would) and checked writable at start: one dupin
+ * cannot use is a config error (exit 2), not an alert intake left answering 503. Only the folder
+ * is touched before the port is held; the file is opened after (alerts/service.ts).
+ */
+function requireStoreFolder(config: Config): void {
+  const store = config.store
+  if (!config.alerts.enabled || store.engine !== "sqlite" || store.path === ":memory:") return
+  try {
+    mkdirSync(dirname(store.path), { recursive: true, mode: 0o700 })
+    accessSync(dirname(store.path), constants.W_OK)
+  } catch (error) {
+    const where = config.configFile ? `${config.configFile}: ` : ""
+    throw new ConfigError(
+      `${where}store.path: cannot create ${store.path} (${errorMessage(error)}). Set store.path to a file in a folder dupin can write, or store.url.`,
+      "store.path",
+    )
+  }
 }
 
 /**

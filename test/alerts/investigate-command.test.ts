@@ -137,3 +137,21 @@ test("alerts.model picks the investigation's model; one that names no model stop
     'alerts.model: "fsat" is not a model of this config. Available models: default, fast.',
   )
 }, 120_000)
+
+test("a store.path dupin cannot create stops serve at start (exit 2), naming the key", async () => {
+  const notAFolder = tempFile("a-file", "")
+  const config = tempFile(
+    "store-path.yaml",
+    `model: openai/gpt-4o\nalerts: { enabled: true }\nstore: { path: ${notAFolder}/dupin.db }\n`,
+  )
+  // Killed after 20 s: a server that starts anyway must not outlive the test.
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--config", config, "--port", "0"], {
+    env: cliEnv(fake),
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 20_000,
+  })
+  const served = { code: await proc.exited, stderr: await new Response(proc.stderr).text() }
+  expect(served.code).toBe(2)
+  expect(served.stderr).toContain(`store.path: cannot create ${notAFolder}/dupin.db`)
+}, 60_000)
