@@ -84,7 +84,9 @@ export function parseArgs(argv: readonly string[], specs: OptionSpecs, command: 
     let value = inline
     if (value === undefined) {
       const next = argv[i + 1]
-      if (next === undefined || (next.startsWith("-") && next !== "-")) return fail(`--${name} needs a value`)
+      // A negative number is a value (its range check names the bounds), not an option.
+      const option = next?.startsWith("-") && next !== "-" && !/^-\d/.test(next)
+      if (next === undefined || option) return fail(`--${name} needs a value`)
       value = next
       i++
     }

@@ -26,6 +26,10 @@ describe("parseArgs", () => {
     expect(args.positionals).toEqual(["--why", "-f"])
   })
 
+  test("a negative number is an option's value, left for its range check to refuse", () => {
+    expect(parseArgs(["q", "--max-steps", "-1"], ask, "ask").values["max-steps"]).toBe("-1")
+  })
+
   test("--help anywhere asks for help", () => {
     expect(parseArgs(["q", "--help"], ask, "ask").help).toBe(true)
     expect(parseArgs(["-h"], ask, "ask").help).toBe(true)
