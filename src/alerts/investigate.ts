@@ -33,7 +33,8 @@ export class InvestigationTimeout extends Error {
 
 /** The engine for investigations: `alerts.model`, else the default model. */
 export function investigationEngine(runtime: Runtime): ToolCallingLLM {
-  return runtime.engine(runtime.config.alerts.model)
+  // A modelList key, or without a modelList any provider id (AlertSettings.model).
+  return runtime.engine(runtime.config.alerts.model, { providerId: true })
 }
 
 export async function investigate(

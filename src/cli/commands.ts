@@ -89,8 +89,9 @@ Exit codes: 0 answered, 1 provider or tool failure, 2 usage or config error, 130
       },
       help: `Usage: dupin serve [options]
 
-Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics) and the web
-console at / (open the URL in a browser).
+Serves the HTTP API (POST /api/chat, GET /api/model, /healthz, /readyz, /metrics), AG-UI at
+POST /api/agui, the Alertmanager receiver at POST /api/alerts/alertmanager when alerts.enabled
+(docs/alerts.md), and the web console at / (open the URL in a browser).
 
 Options:
 ${CONFIG_HELP}

@@ -4,6 +4,8 @@
  * `--flag=value` behave the same everywhere.
  */
 
+import { closestKey } from "../config/did-you-mean.ts"
+
 /** The user typed something the command does not accept. Exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -60,8 +62,11 @@ export function parseArgs(argv: readonly string[], specs: OptionSpecs, command: 
     const rawName = arg.startsWith("--") ? arg.slice(2, eq === -1 ? undefined : eq) : arg.slice(1, 2)
     const name = arg.startsWith("--") ? rawName : byShort.get(rawName)
     const spec = name === undefined ? undefined : specs[name]
-    if (name === undefined || spec === undefined)
-      return fail(`unknown option ${arg.split("=")[0]} for dupin ${command}`)
+    if (name === undefined || spec === undefined) {
+      const guess = arg.startsWith("--") ? closestKey(rawName, Object.keys(specs)) : undefined
+      const hint = guess === undefined ? "" : `: did you mean --${guess}?`
+      return fail(`unknown option ${arg.split("=")[0]} for dupin ${command}${hint}`)
+    }
 
     // Inline value: `--port=8080` or `-fFILE`.
     const inline = arg.startsWith("--")
@@ -79,7 +84,9 @@ export function parseArgs(argv: readonly string[], specs: OptionSpecs, command: 
     let value = inline
     if (value === undefined) {
       const next = argv[i + 1]
-      if (next === undefined || (next.startsWith("-") && next !== "-")) return fail(`--${name} needs a value`)
+      // A negative number is a value (its range check names the bounds), not an option.
+      const option = next?.startsWith("-") && next !== "-" && !/^-\d/.test(next)
+      if (next === undefined || option) return fail(`--${name} needs a value`)
       value = next
       i++
     }

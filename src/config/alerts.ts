@@ -29,7 +29,13 @@ export const AlertsSchema = Type.Object(
     max_queued: Type.Optional(Type.Integer({ minimum: 1 })),
     dedupe_window: Type.Optional(Type.Integer({ minimum: 0 })),
     model: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-    sinks: Type.Optional(Type.Array(Type.Union([WebhookSinkSchema, SlackSinkSchema]))),
+    sinks: Type.Optional(
+      Type.Array(
+        Type.Union([WebhookSinkSchema, SlackSinkSchema], {
+          expected: "{ type: webhook, url, headers? } or { type: slack, webhook_url }",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 )

@@ -13,6 +13,11 @@ export function saveToken(token: string): void {
   sessionStorage.setItem(TOKEN_KEY, token)
 }
 
+/** A token is kept: a 401 now means the server refused it, not that none was sent. */
+export function hasToken(): boolean {
+  return Boolean(sessionStorage.getItem(TOKEN_KEY))
+}
+
 function headers(): Record<string, string> {
   const token = sessionStorage.getItem(TOKEN_KEY)
   return { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks"
-import { chat, fetchModels, saveToken, Unauthorized } from "./api.ts"
+import { chat, fetchModels, hasToken, saveToken, Unauthorized } from "./api.ts"
 import { applyEvent, endInterrupted } from "./apply-event.ts"
 import { Composer } from "./composer.ts"
 import { ContextMeter } from "./context-meter.ts"
@@ -166,6 +166,7 @@ export function App() {
   const tokenPrompt =
     tokenRetry &&
     html`<${TokenPrompt}
+      rejected=${hasToken()}
       onToken=${(token: string) => {
         saveToken(token)
         const retry = tokenRetry

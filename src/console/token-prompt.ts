@@ -2,7 +2,7 @@ import { useState } from "preact/hooks"
 import { html } from "./html.ts"
 
 /** Shown when the API answers 401 (CONTRACT §9): the token is kept for this tab only. */
-export function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
+export function TokenPrompt({ onToken, rejected }: { onToken: (token: string) => void; rejected: boolean }) {
   const [token, setToken] = useState("")
   return html`
     <form
@@ -15,6 +15,7 @@ export function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
       }}
     >
       <p>This server needs an API token. It is kept in this tab only (sessionStorage).</p>
+      ${rejected && html`<p role="alert">The server did not accept that token (401). Check it and try again.</p>`}
       <input
         type="password"
         aria-label="API token"

@@ -13,8 +13,9 @@ export function loadCases(dirs: readonly string[]): EvalCase[] {
 }
 
 function caseFolders(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new ConfigError(`${dir}: not a folder of eval cases`, dir)
+  if (!existsSync(dir)) throw new ConfigError(`${dir}: no such folder`, dir)
+  if (!statSync(dir).isDirectory())
+    throw new ConfigError(`${dir}: not a folder; give the folder of eval cases`, dir)
   if (existsSync(join(dir, CASE_FILE))) return [dir]
   const folders = readdirSync(dir)
     .sort()

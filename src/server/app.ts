@@ -118,7 +118,8 @@ export function createApp(config: Config, options: AppOptions = {}) {
         if (runs.closing && !OPEN_PATHS.has(path)) throw new ServerShuttingDown()
         if (OPEN_PATHS.has(path)) return
         // The console page needs no token: it asks for one when the API answers 401 (CONTRACT §9).
-        if (consoleOn && isConsolePath(path)) return
+        // Turned off, its paths are a 404 for everyone, token or not.
+        if (isConsolePath(path)) return
         authenticate(request.headers, config.server.authToken)
         if (!config.server.authToken) refuseOwnProcess(server, request)
       })

@@ -45,7 +45,7 @@ export class ApprovalSigner {
     const expected = this.#mac(call, conversation, issuedAt)
     // Checked before the expiry so that nothing about an unauthentic signature is revealed.
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      return "its signature does not match the call in this conversation (was the call or the conversation before it changed, or was it signed by another server?)"
+      return SIGNATURE_MISMATCH
     }
     const age = Math.floor(this.#now() / 1000) - issuedAt
     if (age < -CLOCK_SKEW_SECONDS) return "its signature was issued in the future"
@@ -84,6 +84,9 @@ export class ApprovalSigner {
 }
 
 const VERSION = "v2"
+/** Why a signature that does not verify is refused; AG-UI adds its own bindings to it. */
+export const SIGNATURE_MISMATCH =
+  "its signature does not match the call in this conversation (was the call or the conversation before it changed, or was it signed by another server?)"
 /** Servers behind one load balancer may disagree slightly about the time. */
 const CLOCK_SKEW_SECONDS = 300
 /**

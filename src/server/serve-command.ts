@@ -1,9 +1,12 @@
+import { accessSync, constants, mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { flag, intOption, noPositionals, type ParsedArgs, stringOption } from "../commands/args.ts"
 import { EXIT } from "../commands/exit.ts"
 import { applyLogLevel, loadCliConfig } from "../commands/load-config.ts"
 import { writeStderr } from "../commands/output.ts"
+import type { Config } from "../config/config.ts"
 import { requireServerSecrets } from "../config/settings.ts"
-import { errorMessage } from "../errors.ts"
+import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
@@ -27,6 +30,8 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
   requireServerSecrets(config.server)
+  requireAlertsModel(config)
+  requireStoreFolder(config)
   const host = stringOption(args, "host")
   const port = intOption(args, "port", 0, 65535)
   let server: RunningServer
@@ -75,6 +80,41 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", () => stop("SIGINT"))
   })
   return EXIT.ok
+}
+
+/**
+ * The SQLite store's folder, made (as the store would) and checked writable at start: one dupin
+ * cannot use is a config error (exit 2), not an alert intake left answering 503. Only the folder
+ * is touched before the port is held; the file is opened after (alerts/service.ts).
+ */
+function requireStoreFolder(config: Config): void {
+  const store = config.store
+  if (!config.alerts.enabled || store.engine !== "sqlite" || store.path === ":memory:") return
+  try {
+    mkdirSync(dirname(store.path), { recursive: true, mode: 0o700 })
+    accessSync(dirname(store.path), constants.W_OK)
+  } catch (error) {
+    const where = config.configFile ? `${config.configFile}: ` : ""
+    throw new ConfigError(
+      `${where}store.path: cannot create ${store.path} (${errorMessage(error)}). Set store.path to a file in a folder dupin can write, or store.url.`,
+      "store.path",
+    )
+  }
+}
+
+/**
+ * `alerts.model` names a modelList key: one that names none is a config error told at start
+ * (exit 2), not an alert intake left answering 503. Without a modelList any provider id goes.
+ */
+function requireAlertsModel(config: Config): void {
+  const name = config.alerts.model
+  if (!config.alerts.enabled || name === undefined || !config.modelList) return
+  if (config.modelNames().includes(name)) return
+  const where = config.configFile ? `${config.configFile}: ` : ""
+  throw new ConfigError(
+    `${where}alerts.model: "${name}" is not a model of this config. Available models: ${config.modelNames().join(", ")}.`,
+    "alerts.model",
+  )
 }
 
 /** Says at start what keeps a model from being called; `/readyz` is 503 while none can be. */

@@ -47,7 +47,11 @@ test("unknown keys, bad sink types and bad limits are refused at load with their
   )
   expect(() =>
     Config.loadFromFile(file("alerts: { sinks: [{ type: pagerduty, url: x }] }\n"), { env: {} }),
-  ).toThrow("alerts.sinks")
+  ).toThrow("alerts.sinks[0]: expected { type: webhook, url, headers? } or { type: slack, webhook_url }")
+  // A webhook sink without its url says what it needs too, not TypeBox's "expected union value".
+  expect(() => Config.loadFromFile(file("alerts: { sinks: [{ type: webhook }] }\n"), { env: {} })).toThrow(
+    "alerts.sinks[0]: expected { type: webhook, url, headers? } or { type: slack, webhook_url }",
+  )
   expect(() => Config.loadFromFile(file("store: { file: x }\n"), { env: {} })).toThrow(
     "store.file: unknown key",
   )

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cliEnv, runCli, tempFile } from "../cli/support.ts"
+import { cliEnv, MAIN, runCli, tempFile } from "../cli/support.ts"
 import { type FakeProvider, startFakeProvider } from "../support/fake-provider.ts"
 import { alertmanagerBody, toolsetYaml } from "./support.ts"
 
@@ -88,3 +88,70 @@ test("dupin investigate: input that is not an alert is a usage error (exit 2)", 
   const missing = await runCli(["investigate", "/no/such/file.json"], { env: cliEnv(fake) })
   expect(missing.code).toBe(2)
 }, 120_000)
+
+test("dupin investigate --model takes a provider/model id, as dupin ask --model does", async () => {
+  fake.script({ content: "Looks fine." })
+  const alert = { labels: { alertname: "Latency" } }
+  const env = cliEnv(fake)
+  delete env.MODEL
+  const result = await runCli(["investigate", "-", "--model", "openai/gpt-4.1-mini", "--json"], {
+    env,
+    stdin: JSON.stringify(alert),
+  })
+  expect(result.stderr).toBe("")
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  expect(fake.requests[0]?.body?.model).toBe("gpt-4.1-mini")
+}, 120_000)
+
+test("alerts.model picks the investigation's model; one that names no model stops serve at start (exit 2)", async () => {
+  fake.script({ content: "Looks fine." })
+  const modelList = `modelList:
+  default: { model: openai/gpt-4o, api_base: "${fake.url}", api_key: test }
+  fast: { model: openai/gpt-4.1-mini, api_base: "${fake.url}", api_key: test }
+`
+  const good = tempFile("alerts-model.yaml", `${modelList}alerts: { enabled: true, model: fast }\n`)
+  const env = cliEnv(fake)
+  delete env.MODEL
+  const result = await runCli(["investigate", "-", "--json", "--config", good], {
+    env,
+    stdin: JSON.stringify({ labels: { alertname: "Latency" } }),
+  })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  expect(fake.requests[0]?.body?.model).toBe("gpt-4.1-mini")
+
+  // A typo'd key used to start the server and leave alert intake at 503 ("the investigation store
+  // could not be opened"); it is a config error, told at start with the names it may take.
+  const typo = tempFile("alerts-typo.yaml", `${modelList}alerts: { enabled: true, model: fsat }\n`)
+  // Killed after 20 s: a server that starts anyway must not outlive the test.
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--config", typo, "--port", "0"], {
+    env,
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 20_000,
+  })
+  const served = { code: await proc.exited, stderr: await new Response(proc.stderr).text() }
+  expect(served.code).toBe(2)
+  expect(served.stderr).toContain(
+    'alerts.model: "fsat" is not a model of this config. Available models: default, fast.',
+  )
+}, 120_000)
+
+test("a store.path dupin cannot create stops serve at start (exit 2), naming the key", async () => {
+  const notAFolder = tempFile("a-file", "")
+  const config = tempFile(
+    "store-path.yaml",
+    `model: openai/gpt-4o\nalerts: { enabled: true }\nstore: { path: ${notAFolder}/dupin.db }\n`,
+  )
+  // Killed after 20 s: a server that starts anyway must not outlive the test.
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--config", config, "--port", "0"], {
+    env: cliEnv(fake),
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 20_000,
+  })
+  const served = { code: await proc.exited, stderr: await new Response(proc.stderr).text() }
+  expect(served.code).toBe(2)
+  expect(served.stderr).toContain(`store.path: cannot create ${notAFolder}/dupin.db`)
+}, 60_000)

@@ -26,6 +26,10 @@ describe("parseArgs", () => {
     expect(args.positionals).toEqual(["--why", "-f"])
   })
 
+  test("a negative number is an option's value, left for its range check to refuse", () => {
+    expect(parseArgs(["q", "--max-steps", "-1"], ask, "ask").values["max-steps"]).toBe("-1")
+  })
+
   test("--help anywhere asks for help", () => {
     expect(parseArgs(["q", "--help"], ask, "ask").help).toBe(true)
     expect(parseArgs(["-h"], ask, "ask").help).toBe(true)
@@ -33,6 +37,7 @@ describe("parseArgs", () => {
 
   test.each([
     [["--nope"], "unknown option --nope for dupin ask"],
+    [["--modle", "x"], "unknown option --modle for dupin ask: did you mean --model?"],
     [["--model"], "--model needs a value"],
     [["--model", "--json"], "--model needs a value"],
     [["--json=yes"], "--json takes no value"],

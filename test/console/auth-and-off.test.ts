@@ -43,6 +43,27 @@ describe.skipIf(Boolean(missing))("a server with a token", () => {
   }, 120_000)
 })
 
+describe.skipIf(Boolean(missing))("a server with a token, given a wrong one", () => {
+  test("the prompt comes back saying the token was not accepted; the right one then works", async () => {
+    const token = "console-test-token-5678"
+    c = await startConsole({ token })
+    const page = await c.open()
+    const box = page.getByLabel("API token", { exact: true })
+    await box.waitFor()
+    expect(await page.getByRole("alert").count()).toBe(0)
+    await box.fill("not-the-token")
+    await page.getByRole("button", { name: "Use token" }).click()
+    const refused = page.getByRole("dialog", { name: "Sign in" }).getByRole("alert")
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain("did not accept that token")
+    await page.getByLabel("API token", { exact: true }).fill(token)
+    await page.getByRole("button", { name: "Use token" }).click()
+    const model = page.getByRole("combobox", { name: "Model" })
+    await waitFor(async () => (await model.locator("option").allTextContents()).includes("openai/gpt-4o"))
+    expect(await page.getByRole("dialog", { name: "Sign in" }).count()).toBe(0)
+  }, 120_000)
+})
+
 describe.skipIf(Boolean(missing))("a server without alerts", () => {
   test("the Investigations view says alert investigations are not enabled", async () => {
     c = await startConsole()
@@ -62,6 +83,17 @@ describe("the console turned off", () => {
     expect((await fetch(`${c.url}/console/main.js`)).status).toBe(404)
     expect((await fetch(`${c.url}/healthz`)).status).toBe(200)
     expect((await fetch(`${c.url}/api/model`)).status).toBe(200)
+  }, 90_000)
+
+  test("with a token configured too: GET / is 404 without the token, not 401", async () => {
+    c = await startConsole({
+      serveArgs: ["--no-console"],
+      token: "off-test-token-1234",
+      launchBrowser: false,
+    })
+    expect((await fetch(`${c.url}/`)).status).toBe(404)
+    expect((await fetch(`${c.url}/console/main.js`)).status).toBe(404)
+    expect((await fetch(`${c.url}/api/model`)).status).toBe(401)
   }, 90_000)
 
   test("server.console: false in the config file does the same", async () => {

@@ -252,6 +252,44 @@ secretGenerator:
   }
 })
 
+test("the alerts recipe of docs/kubernetes.md makes dupin-store in the same apply, and the Deployment reads it", () => {
+  const dir = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), "dupin-k8s-mine-"))
+  try {
+    writeFileSync(join(dir, "secrets.env"), "OPENAI_API_KEY=k\nSVC_AUTH_TOKEN=t\nSVC_APPROVAL_SECRET=s\n")
+    writeFileSync(
+      join(dir, "store.env"),
+      "DUPIN_STORE_URL=postgres://u:p@db:5432/d\nSLACK_WEBHOOK_URL=https://h\n",
+    )
+    writeFileSync(
+      join(dir, "kustomization.yaml"),
+      `resources: [${relative(dir, join(ROOT, "overlays/alerts"))}]
+secretGenerator:
+  - { name: dupin, namespace: dupin, behavior: replace, envs: [secrets.env] }
+  - { name: dupin-store, namespace: dupin, envs: [store.env] }
+`,
+    )
+    const all = render(dir)
+    const secrets = byKind(all, "Secret") as unknown as Array<{
+      metadata: { name: string }
+      data: Record<string, string>
+    }>
+    const store = secrets.find((s) => s.metadata.name.startsWith("dupin-store"))
+    if (!store) throw new Error("no dupin-store Secret rendered")
+    expect(Buffer.from(store.data.DUPIN_STORE_URL ?? "", "base64").toString()).toBe(
+      "postgres://u:p@db:5432/d",
+    )
+    const [deployment] = byKind(all, "Deployment") as unknown as Array<{
+      spec: { template: { spec: { containers: Array<{ envFrom: Array<{ secretRef: { name: string } }> }> } } }
+    }>
+    const refs = deployment?.spec.template.spec.containers[0]?.envFrom.map((e) => e.secretRef.name)
+    // kustomize names the generated Secret with a hash suffix and rewrites the reference to match.
+    expect(refs).toEqual(["dupin", store.metadata.name])
+    for (const manifest of all) validate(manifest)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 describe("the validator refuses what the API would not take (guard: the check is not a no-op)", () => {
   const [deployment] = byKind(render("base"), "Deployment")
   type Broken = Manifest & {

@@ -318,6 +318,13 @@ describe("strict parsing names the file and the key", () => {
     const root = caseTree({ empty: { "README.md": "no cases" } })
     expect(() => loadCases([root])).toThrow("no test_case.yaml in it or in its subfolders")
   })
+
+  test("a folder that does not exist, and a file, are told apart", () => {
+    const missing = join(EVALS, "no-such-folder")
+    expect(() => loadCases([missing])).toThrow(`${missing}: no such folder`)
+    const file = join(EVALS, "01_crashloop_bad_config", "test_case.yaml")
+    expect(() => loadCases([file])).toThrow(`${file}: not a folder; give the folder of eval cases`)
+  })
 })
 
 describe("mock files", () => {

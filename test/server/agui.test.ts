@@ -320,6 +320,10 @@ describe("AG-UI on /api/agui with @ag-ui/client's HttpAgent", () => {
     expect(stripped.status).toBe(400)
     const elsewhere = await post({ ...base, threadId: "another-thread", messages: agent.messages })
     expect(elsewhere.status).toBe(400)
+    // The refusal names AG-UI's own bindings, so a client that lost its threadId knows what to fix.
+    expect(((await elsewhere.json()) as { detail: string }).detail).toContain(
+      "resume in the thread that paused it (its threadId)",
+    )
     // A call the client wrote itself, with a signature copied from the genuine one.
     const added = structuredClone(agent.messages) as Message[]
     added.push({

@@ -50,7 +50,8 @@ export async function investigateCommand(args: ParsedArgs): Promise<number> {
   if (alerts.length === 0) throw new UsageError("the input holds no firing alert")
 
   // The same flags as `dupin ask`, read once the input is known to be alerts; --model picks the
-  // engine here, over alerts.model, and is no config override.
+  // engine here, over alerts.model, and is no config override. Like ask's, it takes any
+  // provider/model id when the config has no modelList.
   const flags = engineFlags(args)
   const config = loadCliConfig({
     configPath: flags.configPath,
@@ -59,7 +60,7 @@ export async function investigateCommand(args: ParsedArgs): Promise<number> {
     enableBash: flags.bash,
   })
   const runtime = createRuntime(config)
-  const llm = runtime.engine(flags.model ?? config.alerts.model)
+  const llm = runtime.engine(flags.model ?? config.alerts.model, { providerId: true })
   const seen = terminalFacts({
     env: processEnv(),
     noColor: flags.noColor,

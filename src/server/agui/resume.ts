@@ -3,7 +3,7 @@ import { checkDecisions, type ToolDecision } from "../../agent/decisions.ts"
 import { echo } from "../../agent/echo.ts"
 import { RequestError } from "../../errors.ts"
 import type { ChatMessage, ToolCall } from "../../llm/types.ts"
-import type { ApprovalSigner } from "../approvals.ts"
+import { type ApprovalSigner, SIGNATURE_MISMATCH } from "../approvals.ts"
 import { conversationId } from "../conversation-id.ts"
 import { joinDecisions } from "../frontend-tools.ts"
 import type { AguiResumeEntry } from "./input.ts"
@@ -70,8 +70,13 @@ export function resumeDecisions(
 function refuseUnverified(call: ToolCall, conversation: string, signer: ApprovalSigner): void {
   const problem = signer.verify(call, conversation)
   if (problem) {
+    // Over AG-UI the signature also covers the thread and the token (aguiConversation).
+    const bindings =
+      problem === SIGNATURE_MISMATCH
+        ? " Over AG-UI, resume in the thread that paused it (its threadId), with the same token."
+        : ""
     throw new RequestError(
-      `Tool call ${echo(call.id)} (${echo(call.function.name)}) cannot be resumed: ${problem}.`,
+      `Tool call ${echo(call.id)} (${echo(call.function.name)}) cannot be resumed: ${problem}.${bindings}`,
     )
   }
 }
