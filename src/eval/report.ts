@@ -72,7 +72,10 @@ function mean(values: readonly number[]): number | null {
 }
 
 /** The markdown report: the summary table, then what did not pass and what was skipped. */
-export function markdownReport(result: EvalResult, judge: string): string {
+export function markdownReport(
+  result: Pick<EvalResult, "runs" | "skipped"> & Partial<EvalResult>,
+  judge: string,
+): string {
   const header =
     "| model | tag | runs | pass rate | passed | failed | timeouts | errors | p50 latency | p95 latency | tokens/case | cost/case | tool calls/case |"
   const rule = `|${"---|".repeat(13)}`
@@ -94,6 +97,11 @@ export function markdownReport(result: EvalResult, judge: string): string {
     ].join(" | "),
   )
   const out = [`Judge: ${judge}`, "", header, rule, ...lines.map((l) => `| ${l} |`)]
+  if (result.interrupted)
+    out.push(
+      "",
+      `Interrupted: ${result.runs.length} of ${result.planned ?? "?"} runs finished; the rest did not run.`,
+    )
   const missed = result.runs.filter((r) => r.status !== "pass")
   if (missed.length) {
     out.push("", "Not passed:", "")

@@ -1,3 +1,4 @@
+import { AbortError } from "../errors.ts"
 import type { ChatModel } from "../llm/types.ts"
 import type { EvalCase } from "./case-file.ts"
 import type { Patience } from "./patient-model.ts"
@@ -18,12 +19,15 @@ export type EvalPlan = {
 
 export type Skipped = { case: string; reason: string }
 
-export type EvalResult = { runs: CaseRun[]; skipped: Skipped[] }
+/** `interrupted`: the eval was stopped; `runs` holds the ones that finished before it. */
+export type EvalResult = { runs: CaseRun[]; skipped: Skipped[]; interrupted: boolean; planned: number }
 
 /**
  * Every case × model × iteration, `parallel` at a time; `onRun` sees each as it finishes. Jobs go
  * case by case with the models interleaved, so with several providers no single one takes all the
  * load at once. Rows come back in a stable order (model, case, iteration), whatever finished first.
+ * Aborted, it starts no more runs, lets those in flight end (they stop at once) and resolves with
+ * the finished ones, so an interrupted eval still reports what it measured.
  */
 export async function runEval(
   plan: EvalPlan,
@@ -41,7 +45,7 @@ export async function runEval(
   const runs: CaseRun[] = []
   let next = 0
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && !signal.aborted) {
       const job = jobs[next++]
       if (!job) break
       const run = await runCase(
@@ -55,7 +59,11 @@ export async function runEval(
           patience: plan.patience,
         },
         signal,
-      )
+      ).catch((error: unknown) => {
+        if (error instanceof AbortError) return null
+        throw error
+      })
+      if (!run) break
       runs.push(run)
       onRun?.(run, runs.length, jobs.length)
     }
@@ -69,5 +77,5 @@ export async function runEval(
       caseOrder.indexOf(a.case) - caseOrder.indexOf(b.case) ||
       a.iteration - b.iteration,
   )
-  return { runs, skipped }
+  return { runs, skipped, interrupted: signal.aborted, planned: jobs.length }
 }

@@ -109,7 +109,7 @@ describe("dupin eval (command line)", () => {
     )
     expect(result.code).toBe(0)
     // 2 cases (other is left out by --tags) × 2 models × 2 iterations, each on stderr as it finishes.
-    expect(result.stderr).toContain("2 cases × 2 model(s) × 2, judge openai/gpt-4o, 3 at a time")
+    expect(result.stderr).toContain("2 cases × 2 models × 2 iterations, judge openai/gpt-4o, 3 at a time")
     expect(result.stderr.match(/^\[\s*\d\/8\] /gm)).toHaveLength(8)
     expect(result.stdout).toContain("Judge: openai/gpt-4o")
     for (const model of ["openai/gpt-4.1", "openai/gpt-4.1-mini"]) {

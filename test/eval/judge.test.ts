@@ -2,33 +2,18 @@ import { describe, expect, test } from "bun:test"
 import { ModelError } from "../../src/errors.ts"
 import { judgeAnswer } from "../../src/eval/judge.ts"
 import type { ChatModel, CompletionRequest } from "../../src/llm/types.ts"
+import { localModel } from "./support.ts"
 
 /** A judge that answers `content` and keeps the request it got. */
 function judgeModel(content: string): ChatModel & { seen: CompletionRequest[] } {
   const seen: CompletionRequest[] = []
   return {
-    name: "judge",
-    info: {
-      id: "openai/judge",
-      provider: "openai",
-      contextWindow: 128_000,
-      maxOutputTokens: 4096,
-      supportsVision: false,
-      inputCostPerToken: 0,
-      outputCostPerToken: 0,
-      known: false,
-    },
+    ...localModel(
+      "judge",
+      () => content,
+      (request) => void seen.push(request),
+    ),
     seen,
-    complete: async (request) => {
-      seen.push(request)
-      return {
-        content,
-        reasoning: null,
-        toolCalls: [],
-        finishReason: "stop",
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }
-    },
   }
 }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { loadCases, withTags } from "../../src/eval/load-cases.ts"
 import { markdownReport, summarize } from "../../src/eval/report.ts"
 import { runEval } from "../../src/eval/runner.ts"
-import type { ChatModel } from "../../src/llm/types.ts"
+import type { ChatModel, CompletionRequest } from "../../src/llm/types.ts"
 import {
   type FakeProvider,
   type FakeStep,
@@ -10,7 +10,7 @@ import {
   startFakeProvider,
 } from "../support/fake-provider.ts"
 import { scriptedEvalStep } from "./scripted-cases.ts"
-import { caseTree, fakeModel, mockText, plan } from "./support.ts"
+import { caseTree, fakeModel, localModel, mockText, plan } from "./support.ts"
 
 let fake: FakeProvider
 // The first run pays once for the tokenizer's ranks, the bundled toolsets' parse and their
@@ -274,51 +274,64 @@ describe("dupin eval runner", () => {
     const [all] = summarize(result.runs)
     expect(all).toMatchObject({ timed_out: 1, pass_rate: 0.5 })
   })
+  test("interrupted, it starts no more runs and reports the finished ones", async () => {
+    const cases = numberedCases(4)
+    const asked: string[] = []
+    const controller = new AbortController()
+    const model = answering("fine", (request) => {
+      const question = JSON.stringify(request.messages).match(/question \d/)?.[0] ?? "?"
+      asked.push(question)
+      // The second case's agent is mid-answer when the eval is stopped; the provider call ends
+      // with the abort, as a real one does.
+      if (question === "question 1") {
+        controller.abort()
+        throw new DOMException("The operation was aborted.", "AbortError")
+      }
+    })
+    const result = await runEval(plan({ cases, models: [model], parallel: 1 }), controller.signal)
+    expect(result.interrupted).toBe(true)
+    expect(result.planned).toBe(4)
+    expect(result.runs.map((r) => [r.case, r.status])).toEqual([["c0", "pass"]])
+    expect(asked).toEqual(["question 0", "question 1"])
+    expect(markdownReport(result, "slow")).toContain("Interrupted: 1 of 4 runs finished")
+  })
   test("cases run in parallel, never more at once than the plan allows", async () => {
-    const cases = loadCases([
-      caseTree(
-        Object.fromEntries(
-          Array.from({ length: 6 }, (_, n) => [
-            `c${n}`,
-            { "test_case.yaml": `user_prompt: question ${n}\nexpected_output: [fine]\n` },
-          ]),
-        ),
-      ),
-    ])
+    const cases = numberedCases(6)
     let inFlight = 0
     let most = 0
     // The agent's answer takes 50 ms, so runs that may overlap do; the judge answers at once.
-    const model: ChatModel = {
-      name: "slow",
-      info: {
-        id: "openai/slow",
-        provider: "openai",
-        contextWindow: 128_000,
-        maxOutputTokens: 4096,
-        supportsVision: false,
-        inputCostPerToken: 0,
-        outputCostPerToken: 0,
-        known: false,
-      },
-      complete: async (request) => {
-        const judging = request.responseFormat !== undefined
-        if (!judging) {
-          inFlight++
-          most = Math.max(most, inFlight)
-          await Bun.sleep(50)
-          inFlight--
-        }
-        return {
-          content: judging ? JSON.stringify({ reasoning: "1. present", pass: true }) : "fine",
-          reasoning: null,
-          toolCalls: [],
-          finishReason: "stop",
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }
-      },
-    }
+    const model = answering("fine", async () => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      await Bun.sleep(50)
+      inFlight--
+    })
     const result = await runEval(plan({ cases, models: [model], parallel: 2 }), new AbortController().signal)
     expect(result.runs.map((r) => r.status)).toEqual(Array(6).fill("pass"))
     expect(most).toBe(2)
   })
 })
+
+/** A model whose agent answers `text` (after `onAgent` sees the request) and whose judge passes. */
+function answering(text: string, onAgent: (request: CompletionRequest) => void | Promise<void>): ChatModel {
+  const judging = (request: CompletionRequest) => request.responseFormat !== undefined
+  return localModel(
+    "slow",
+    (request) => (judging(request) ? JSON.stringify({ reasoning: "1. present", pass: true }) : text),
+    (request) => (judging(request) ? undefined : onAgent(request)),
+  )
+}
+
+/** `n` cases c0…c{n-1} asking "question N", each expecting "fine". */
+function numberedCases(n: number) {
+  return loadCases([
+    caseTree(
+      Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `c${i}`,
+          { "test_case.yaml": `user_prompt: question ${i}\nexpected_output: [fine]\n` },
+        ]),
+      ),
+    ),
+  ])
+}

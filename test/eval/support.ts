@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { EngineSettings } from "../../src/eval/run-case.ts"
 import type { EvalPlan } from "../../src/eval/runner.ts"
 import { createChatModel } from "../../src/llm/factory.ts"
-import type { ChatModel } from "../../src/llm/types.ts"
+import type { ChatModel, CompletionRequest } from "../../src/llm/types.ts"
 import { DEFAULT_TOOL_LIMITS } from "../../src/tool/tool.ts"
 import type { FakeProvider } from "../support/fake-provider.ts"
 
@@ -26,6 +26,40 @@ export function mockText(
   toolset = "kubernetes/core",
 ): string {
   return `${JSON.stringify({ toolset_name: toolset, tool_name: tool, match_params: match })}\n${JSON.stringify({ status: "success", error: null, return_code: 0 })}\n${output}`
+}
+
+/**
+ * A model in this process that answers `content` to every request (`onRequest` sees each first):
+ * for tests that need no HTTP provider.
+ */
+export function localModel(
+  name: string,
+  content: (request: CompletionRequest) => string,
+  onRequest: (request: CompletionRequest) => void | Promise<void> = () => {},
+): ChatModel {
+  return {
+    name,
+    info: {
+      id: `openai/${name}`,
+      provider: "openai",
+      contextWindow: 128_000,
+      maxOutputTokens: 4096,
+      supportsVision: false,
+      inputCostPerToken: 0,
+      outputCostPerToken: 0,
+      known: false,
+    },
+    complete: async (request) => {
+      await onRequest(request)
+      return {
+        content: content(request),
+        reasoning: null,
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }
+    },
+  }
 }
 
 /** A real model (openai client over HTTP) on the fake provider; no retries of its own. */

@@ -46,7 +46,7 @@ export async function evalCommand(args: ParsedArgs): Promise<number> {
   process.once("SIGINT", stop)
   const started = new Date()
   writeStderr(
-    `dupin eval: ${cases.length} cases × ${models.length} model(s) × ${iterations}, judge ${judge.name}, ${parallel} at a time\n`,
+    `dupin eval: ${plural(cases.length, "case")} × ${plural(models.length, "model")} × ${plural(iterations, "iteration")}, judge ${judge.name}, ${parallel} at a time\n`,
   )
   try {
     const result = await runEval(
@@ -69,6 +69,11 @@ export async function evalCommand(args: ParsedArgs): Promise<number> {
       controller.signal,
       (run, done, total) => writeStderr(progressLine(run, done, total)),
     )
+    if (result.interrupted) {
+      writeStderr(
+        `dupin eval: interrupted after ${result.runs.length} of ${result.planned} runs; the report covers those\n`,
+      )
+    }
     if (flag(args, "json")) {
       const report = {
         dupin_version: VERSION,
@@ -81,16 +86,21 @@ export async function evalCommand(args: ParsedArgs): Promise<number> {
         summary: summarize(result.runs),
         runs: result.runs,
         skipped: result.skipped,
+        interrupted: result.interrupted,
       }
       await writeStdout(JSON.stringify(report, null, 2))
     } else await writeStdout(markdownReport(result, judge.name))
-    return EXIT.ok
+    return result.interrupted ? EXIT.interrupted : EXIT.ok
   } catch (error) {
     if (error instanceof AbortError) return EXIT.interrupted
     throw error
   } finally {
     process.off("SIGINT", stop)
   }
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`
 }
 
 function split(value: string | undefined): string[] {
