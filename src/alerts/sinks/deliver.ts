@@ -4,7 +4,7 @@ import { sleepUnlessAborted } from "../../abort.ts"
  * and exponential backoff between attempts, every attempt recorded in `deliveries`. Deliveries run
  * beside the queue, never in its slots, so a sink that hangs or fails holds nothing up.
  */
-import { errorMessage } from "../../errors.ts"
+import { ConfigError, errorMessage } from "../../errors.ts"
 import { log } from "../../log.ts"
 import type { Delivery, Investigation } from "../../store/investigation.ts"
 import type { Sink } from "./sink.ts"
@@ -67,6 +67,9 @@ export async function deliver(
       if (delivery.ok) return
       for (let attempt = delivery.attempts + 1; attempt <= policy.attempts && !signal.aborted; attempt++) {
         delivery.attempts = attempt
+        // A sink whose `{{ env.X }}` is unset fails the same way until dupin restarts with X set
+        // (its environment does not change while it runs): one attempt, not five.
+        let hopeless = false
         try {
           const status = await sink.send(
             investigation,
@@ -78,6 +81,7 @@ export async function deliver(
         } catch (error) {
           delivery.last_status = null
           delivery.last_error = errorMessage(error)
+          hopeless = error instanceof ConfigError
         }
         if (delivery.ok) delivery.delivered_at = new Date().toISOString()
         onAttempt(sink, delivery.ok)
@@ -92,6 +96,7 @@ export async function deliver(
           attempt,
           error: delivery.last_error,
         })
+        if (hopeless) return
         if (attempt < policy.attempts) await sleepUnlessAborted(policy.backoffMs * 2 ** (attempt - 1), signal)
       }
     }),
