@@ -4,9 +4,11 @@
  * missing `expected_output` or a value of the wrong form is a fixture error naming file and key,
  * so a typo never silently turns a case into a different one.
  */
+
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { parseDocument } from "yaml"
+import { closestKey } from "../config/did-you-mean.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { isRecord } from "../is-record.ts"
 import type { ChatMessage } from "../llm/types.ts"
@@ -80,8 +82,12 @@ export function readCase(dir: string): EvalCase[] {
     throw new ConfigError(`${where(key)}: ${message}`, file)
   }
   for (const key of Object.keys(raw)) {
-    if (!USED.has(key) && !HOLMES_ONLY.has(key))
-      fail(key, `unknown key (known: ${[...USED].join(", ")}, and HolmesGPT's set-up keys)`)
+    if (USED.has(key) || HOLMES_ONLY.has(key)) continue
+    const guess = closestKey(key, [...USED, ...HOLMES_ONLY])
+    fail(
+      key,
+      `unknown key${guess ? `: did you mean ${guess}?` : ""} (known: ${[...USED].join(", ")}, and HolmesGPT's set-up keys)`,
+    )
   }
   if (raw.expected_output === undefined) fail("expected_output", "missing: what a correct answer must say")
   const expected = stringList(raw.expected_output, "expected_output", fail)

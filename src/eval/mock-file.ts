@@ -3,7 +3,9 @@
  * (`{toolset_name, tool_name, match_params}`), line 2 is the tool's structured result without its
  * data, and every line after is the raw output the tool printed. A case folder holds any number.
  */
+
 import { readFileSync } from "node:fs"
+import { closestKey } from "../config/did-you-mean.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { isRecord } from "../is-record.ts"
 import { ToolResultStatus } from "../tool/result.ts"
@@ -52,8 +54,11 @@ export function parseMock(text: string, file: string): Mock | undefined {
   }
   const header = jsonObject(first, `${file}: line 1`)
   for (const key of Object.keys(header)) {
-    if (!HEADER_KEYS.has(key))
-      fail(`line 1: unknown key "${key}" (expected toolset_name, tool_name, match_params)`)
+    if (HEADER_KEYS.has(key)) continue
+    const guess = closestKey(key, ["toolset_name", "tool_name", "match_params"])
+    fail(
+      `line 1: unknown key "${key}"${guess ? `: did you mean ${guess}?` : ""} (expected toolset_name, tool_name, match_params)`,
+    )
   }
   const toolName = header.tool_name
   if (typeof toolName !== "string" || !toolName) fail("line 1: tool_name must be a non-empty string")

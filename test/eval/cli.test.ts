@@ -64,7 +64,9 @@ describe("dupin eval (command line)", () => {
     })
     const result = await runCli(["eval", root], { env: cliEnv() })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('bad/describe.txt: line 1: unknown key "match_param"')
+    expect(result.stderr).toContain(
+      'bad/describe.txt: line 1: unknown key "match_param": did you mean match_params?',
+    )
   }, 120_000)
 
   test("tags no case carries are a usage error", async () => {

@@ -268,7 +268,9 @@ describe("strict parsing names the file and the key", () => {
     const message = loadError({
       "test_case.yaml": "user_prompt: q\nexpected_output: x\nexpected_outptu: y\n",
     })
-    expect(message).toContain("bad/test_case.yaml: expected_outptu: unknown key")
+    expect(message).toContain(
+      "bad/test_case.yaml: expected_outptu: unknown key: did you mean expected_output?",
+    )
   })
 
   test("a missing expected_output", () => {
