@@ -33,7 +33,16 @@ function initialState(): { conversations: Conversation[]; currentId: string } {
  * The console: state lives here, each piece of the page is its own component. Conversation
  * objects are mutated in place by the stream and the page re-renders by bumping `version`.
  */
-export function App() {
+/** `draft`: what was typed into the page's question box before the app took it over. */
+export function App({ draft = "" }: { draft?: string }) {
+  // Taken by the first question box mounted, so a box mounted later (back from Investigations)
+  // starts empty.
+  const early = useRef(draft)
+  const takeDraft = () => {
+    const text = early.current
+    early.current = ""
+    return text
+  }
   const [state] = useState(initialState)
   const [conversations, setConversations] = useState(state.conversations)
   const [currentId, setCurrentId] = useState(state.currentId)
@@ -222,7 +231,7 @@ export function App() {
       </header>
       ${tokenPrompt}
       <${Transcript} conv=${conv} now=${now} onDecide=${decide} />
-      <${Composer} running=${busy} blocked=${blocked} onSend=${send} onStop=${stop} />
+      <${Composer} draft=${takeDraft()} running=${busy} blocked=${blocked} onSend=${send} onStop=${stop} />
     </main>
   `
 }

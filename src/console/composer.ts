@@ -2,6 +2,8 @@ import { useState } from "preact/hooks"
 import { html } from "./html.ts"
 
 type Props = {
+  /** The box's text at first render. */
+  draft?: string
   running: boolean
   blocked: string | undefined
   onSend: (text: string) => void
@@ -9,8 +11,8 @@ type Props = {
 }
 
 /** The question box: Enter sends, Shift+Enter is a new line; Stop (or Esc) while a request runs. */
-export function Composer({ running, blocked, onSend, onStop }: Props) {
-  const [text, setText] = useState("")
+export function Composer({ draft = "", running, blocked, onSend, onStop }: Props) {
+  const [text, setText] = useState(draft)
   const send = () => {
     const question = text.trim()
     if (!question || running || blocked) return

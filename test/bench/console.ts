@@ -69,8 +69,9 @@ async function main(): Promise<BenchReport> {
       method:
         `Console bytes: the page and its assets as \`dist/dupin serve\` serves them. First screen: median of ${RUNS} ` +
         "loads in headless chromium, each in a fresh context (empty cache), from navigation start to the first frame " +
-        "with the Question box in the document, recorded in the page by a script run before the page's own; load " +
-        "event end for comparison. Floor: a bare " +
+        "with the Question box in the document, recorded in the page by a script run before the page's own. The box " +
+        "is in the page's HTML: it takes typing from that frame on, and what was typed is kept when the script takes " +
+        "over; Send works from the load event end (the last column). Floor: a bare " +
         "Bun.serve page whose one external script adds the same textarea, measured the same way.",
       table: {
         head: [

@@ -194,6 +194,40 @@ suite("web console", () => {
     expect(c.fake.pending()).toBe(0)
   }, 60_000)
 
+  test("the question box is usable before the script has loaded; what was typed there is kept", async () => {
+    const c = fixture()
+    c.fake.script({ content: "The early question got its answer." })
+    const context = await c.browser.newContext()
+    try {
+      const page = await context.newPage()
+      // The page's script is held back, as on a slow link: the box must already be there.
+      const release = Promise.withResolvers<void>()
+      await page.route("**/console/*.js", async (route) => {
+        await release.promise
+        await route.continue()
+      })
+      await page.goto(c.url, { waitUntil: "commit" })
+      const box = page.getByRole("textbox", { name: "Question" })
+      await box.click()
+      await page.keyboard.type("why is checkout slow?")
+      expect(await page.getByRole("button", { name: "New conversation" }).count()).toBe(0)
+      release.resolve()
+      await page.getByRole("button", { name: "New conversation" }).waitFor()
+      // One box, the app's, with the text and the focus; Enter sends it.
+      expect(await page.getByRole("textbox", { name: "Question" }).count()).toBe(1)
+      expect(await box.inputValue()).toBe("why is checkout slow?")
+      await page.keyboard.press("Enter")
+      const region = conversation(page)
+      await waitFor(
+        async () => (await region.textContent())?.includes("early question got its answer") === true,
+      )
+      expect(await region.textContent()).toContain("why is checkout slow?")
+      expect(await box.inputValue()).toBe("")
+    } finally {
+      await context.close()
+    }
+  }, 30_000)
+
   test("Enter sends, Shift+Enter is a new line", async () => {
     const c = fixture()
     const page = await c.open()
