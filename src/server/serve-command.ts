@@ -1,5 +1,3 @@
-import { accessSync, constants, mkdirSync } from "node:fs"
-import { dirname } from "node:path"
 import { flag, intOption, noPositionals, type ParsedArgs, stringOption } from "../commands/args.ts"
 import { EXIT } from "../commands/exit.ts"
 import { applyLogLevel, loadCliConfig } from "../commands/load-config.ts"
@@ -8,6 +6,7 @@ import type { Config } from "../config/config.ts"
 import { requireServerSecrets } from "../config/settings.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
+import { makeSqliteFolder } from "../store/open.ts"
 import { containmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
@@ -83,16 +82,15 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
 }
 
 /**
- * The SQLite store's folder, made (as the store would) and checked writable at start: one dupin
- * cannot use is a config error (exit 2), not an alert intake left answering 503. Only the folder
- * is touched before the port is held; the file is opened after (alerts/service.ts).
+ * The SQLite store's folder, made and checked writable at start: one dupin cannot use is a config
+ * error (exit 2), not an alert intake left answering 503. Only the folder is touched before the
+ * port is held; the file is opened after (alerts/service.ts).
  */
 function requireStoreFolder(config: Config): void {
   const store = config.store
-  if (!config.alerts.enabled || store.engine !== "sqlite" || store.path === ":memory:") return
+  if (!config.alerts.enabled || store.engine !== "sqlite") return
   try {
-    mkdirSync(dirname(store.path), { recursive: true, mode: 0o700 })
-    accessSync(dirname(store.path), constants.W_OK)
+    makeSqliteFolder(store.path)
   } catch (error) {
     const where = config.configFile ? `${config.configFile}: ` : ""
     throw new ConfigError(

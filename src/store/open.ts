@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs"
+import { accessSync, constants, mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import type { StoreSettings } from "../config/alerts.ts"
 import { type Env, expandEnv } from "../config/env.ts"
@@ -16,10 +16,20 @@ export async function openStore(settings: StoreSettings, env: Env): Promise<Inve
   if (settings.engine === "postgres") {
     store = SqlInvestigationStore.postgres(expandEnv(settings.url, env, "store.url"))
   } else {
-    // 0700: the records hold alert labels and tool output.
-    if (settings.path !== ":memory:") mkdirSync(dirname(settings.path), { recursive: true, mode: 0o700 })
+    makeSqliteFolder(settings.path)
     store = SqlInvestigationStore.sqlite(settings.path)
   }
   await store.migrate()
   return store
+}
+
+/**
+ * The SQLite file's folder, made (0700: the records hold alert labels and tool output) and checked
+ * writable; throws the file system's error. `serve` calls it before it binds, so a path dupin
+ * cannot use stops the start instead of leaving alert intake answering 503.
+ */
+export function makeSqliteFolder(path: string): void {
+  if (path === ":memory:") return
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  accessSync(dirname(path), constants.W_OK)
 }

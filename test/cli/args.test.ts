@@ -63,6 +63,20 @@ describe("help", () => {
     }
   })
 
+  test("serve's help names every face it serves", () => {
+    const help = COMMANDS.serve?.help ?? ""
+    for (const path of [
+      "/api/chat",
+      "/api/model",
+      "/api/agui",
+      "/api/alerts/alertmanager",
+      "/healthz",
+      "/readyz",
+    ])
+      expect(help).toContain(path)
+    expect(help).toContain("web console")
+  })
+
   // Issue 21 item 9: a first run fails on the model or its key; the help must say where they come from.
   test("the main help and every command that calls a model name dupin init and the key variables", () => {
     for (const help of [mainHelp(COMMANDS), COMMANDS.ask!.help, COMMANDS.serve!.help]) {
