@@ -72,9 +72,9 @@ export async function askCommand(args: ParsedArgs): Promise<number> {
   runtime.warmToolSandbox()
   const executor = runtime.executor
   const llm = runtime.engine()
-  // Both are needed before the first question goes out. The prerequisite checks mostly wait on
-  // subprocesses while the tokenizer parses its ranks on the CPU, so started together they
-  // overlap; each is cached and awaited again where it is used.
+  // Started now, each is cached and awaited again where it is used: the tokenizer before the first
+  // question goes out, a prerequisite check only by a call to its toolset's tools (the checks
+  // mostly wait on subprocesses, so they overlap the rest of the start).
   executor.ensureReady().catch(() => undefined)
   TokenCounter.forModel(model.info.id).catch(() => undefined)
 
