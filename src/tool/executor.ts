@@ -297,7 +297,7 @@ function nextTurn(): Promise<void> {
 /** The result of a call to a tool whose toolset failed its prerequisite check: nothing ran. */
 function unavailableText(tool: string, toolset: Toolset): string {
   const why = toolset.error ?? "its prerequisite check failed"
-  return `${tool} was not run: toolset ${toolset.name} is unavailable (${why}). Do not call its tools again; tell the user if they are needed.`
+  return `${tool} was not run: toolset ${toolset.name} is unavailable (${why}).`
 }
 
 /** Tools of the toolsets `keep` selects, by name; the first toolset to define a name wins. */
