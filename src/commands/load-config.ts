@@ -5,7 +5,7 @@ import { readConfigFile } from "../config/file.ts"
 import { resolveConfigPath } from "../config/paths.ts"
 import type { ConfigError } from "../errors.ts"
 import { type LogLevel, log, setLogLevel } from "../log.ts"
-import { applyContainment } from "../runtime/containment.ts"
+import { applyContainmentInBackground } from "../runtime/containment.ts"
 import { withToolsetProblems } from "../runtime/toolset-problems.ts"
 import { configFilePath } from "./config-path.ts"
 
@@ -37,8 +37,9 @@ export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()
       { config: config.configFile },
     )
   }
-  // Every CLI command that loads a config may run tools: contain them from here on.
-  applyContainment(config.security)
+  // Every CLI command that loads a config may run tools: contain them from here on. The host's
+  // probes (~20 ms of bwrap starts) answer while the command builds its toolsets; tool runs wait.
+  void applyContainmentInBackground(config.security)
   return config
 }
 

@@ -7,7 +7,7 @@ import { requireServerSecrets } from "../config/settings.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
 import { log } from "../log.ts"
 import { makeSqliteFolder } from "../store/open.ts"
-import { containmentInfo } from "../tool/containment/index.ts"
+import { type ContainmentInfo, settledContainmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
@@ -49,9 +49,13 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     return EXIT.runtime
   }
 
-  logStart(config, server.url)
-  logContainment()
   logModelProblems(modelReadiness(config))
+  // Containment is detected while the server starts (load-config.ts): the start line names its
+  // level, so both are told once the probes have answered, a few ms after the bind.
+  void settledContainmentInfo().then((info) => {
+    logStart(config, server.url)
+    logContainment(info)
+  })
   // Each on a turn of the event loop of its own (a probe that came with the bind is answered
   // first; their spawns take ~10 ms each): the read-only view's sandbox starts now, not in the
   // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
@@ -126,8 +130,7 @@ function logModelProblems(readiness: ModelReadiness): void {
  * Says once, at start, how tools are contained; degraded containment is a warning an operator
  * must see in the journal, and `required` on a host that cannot contain is an error.
  */
-function logContainment(): void {
-  const info = containmentInfo()
+function logContainment(info: ContainmentInfo): void {
   const fields = {
     containment: info.level,
     mechanism: info.mechanism,
