@@ -32,6 +32,13 @@ export type AppOptions = {
   console?: boolean
   /** Alert investigations (CONTRACT §10), when `alerts.enabled`. */
   alerts?: AlertService
+  /**
+   * When background work may start (the prerequisite checks); `startServer` passes its start gate
+   * (server.ts), so the first readiness probe is answered before it. Default: at once.
+   */
+  backgroundAfter?: Promise<void>
+  /** Called with every `/readyz` that answers 200. */
+  onReady?: () => void
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -71,7 +78,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   // next turn, so `startServer` binds the port first and a probe that came meanwhile is answered.
   let readiness: Readiness | undefined
   const ready = () => {
-    readiness ??= new Readiness(runtime)
+    readiness ??= new Readiness(runtime, options.backgroundAfter)
     return readiness
   }
   setImmediate(ready)
@@ -162,7 +169,11 @@ export function createApp(config: Config, options: AppOptions = {}) {
         })
       })
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
-      .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
+      .get("/readyz", () => {
+        const response = readyz(ready(), runs)
+        if (response.status === 200) options.onReady?.()
+        return closingWhenDraining(response, runs)
+      })
       // `models` marks the ones that cannot be called (a key variable unset), and says why.
       .get("/api/model", () => ({ model_name: config.modelNames(), models: modelAvailability(config) }))
       .get("/api/info", async () => ({

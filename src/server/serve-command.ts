@@ -5,7 +5,7 @@ import { writeStderr } from "../commands/output.ts"
 import type { Config } from "../config/config.ts"
 import { requireServerSecrets } from "../config/settings.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
-import { log } from "../log.ts"
+import { log, setLogSink } from "../log.ts"
 import { makeSqliteFolder } from "../store/open.ts"
 import { type ContainmentInfo, settledContainmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
@@ -25,6 +25,7 @@ import { logStart, logToolsetStatus } from "./start-report.ts"
 export async function serveCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "serve")
   applyLogLevel("INFO")
+  setLogSink(stderrLines())
   const config = loadCliConfig({ configPath: stringOption(args, "config") })
   // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
@@ -56,14 +57,16 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     logStart(config, server.url)
     logContainment(info)
   })
-  // Each on a turn of the event loop of its own (a probe that came with the bind is answered
-  // first; their spawns take ~10 ms each): the read-only view's sandbox starts now, not in the
-  // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
-  // they run beside the warm-up (warm-up.ts).
-  setImmediate(() => {
-    server.runtime.warmToolSandbox()
-    setImmediate(() => void logToolsetStatus(server.runtime))
-  })
+  // Once the start's probes are answered (server.ts), each on a turn of the event loop of its own
+  // (their spawns take ~10 ms each): the read-only view's sandbox starts, not in the first
+  // conversation's first tool call, and the toolsets' checks run. Both are processes, so they run
+  // beside the warm-up (warm-up.ts).
+  void server.afterStart.then(() =>
+    setImmediate(() => {
+      server.runtime.warmToolSandbox()
+      setImmediate(() => void logToolsetStatus(server.runtime))
+    }),
+  )
 
   await new Promise<void>((resolve) => {
     let stopping = false
@@ -140,4 +143,17 @@ function logContainment(info: ContainmentInfo): void {
   if (info.refusal) log.error(info.refusal, fields)
   else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
   else log.info(containmentLine(info), fields)
+}
+
+/**
+ * serve's log lines, one write each, in order, through Bun's own writer on fd 2: process.stderr's
+ * stream costs 6-18 ms of the start to set up at the first line. Flushed per line, so the journal
+ * has each line as it happens.
+ */
+function stderrLines(): (line: string) => void {
+  const out = Bun.stderr.writer()
+  return (line) => {
+    out.write(`${line}\n`)
+    void out.flush()
+  }
 }

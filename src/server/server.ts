@@ -45,6 +45,12 @@ export type RunningServer = {
   app: App
   /** What the server runs on: its executor, models and engines. */
   runtime: Runtime
+  /**
+   * Resolves when background work may start (warm-up, sandbox start, prerequisite checks): once a
+   * `/readyz` has answered 200, or START_QUIET_MS after the bind when no probe came. Each of them
+   * holds the event loop for 5-25 ms at a time, and a probe that came meanwhile would wait.
+   */
+  afterStart: Promise<void>
   /** `http://host:port`, with the port actually bound (port 0 picks one). */
   url: string
   port: number
@@ -86,8 +92,11 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const runs = new ActiveRuns()
   const metrics = new ServerMetrics()
   const alerts = config.alerts.enabled ? createAlertService(runtime, metrics.registry) : undefined
+  const gate = startGate()
   const app = createApp(config, {
     runtime,
+    backgroundAfter: gate.opened,
+    onReady: gate.open,
     runs,
     metrics,
     ...(alerts ? { alerts } : {}),
@@ -103,7 +112,8 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
   alerts?.start()
-  warmUpLater(runtime)
+  gate.openAfter(START_QUIET_MS)
+  void gate.opened.then(() => warmUpLater(runtime))
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   const drainDelayMs = options.drainDelayMs ?? config.server.drainDelay * 1000
@@ -111,6 +121,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   return {
     app,
     runtime,
+    afterStart: gate.opened,
     url,
     port: listener.port,
     shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS, shutdownOptions = {}) => {
@@ -132,6 +143,24 @@ export function startServer(config: Config, options: StartOptions = {}): Running
         await listener.close()
       })()
       return stopping
+    },
+  }
+}
+
+/**
+ * How long after the bind background work waits for a first readiness probe. An orchestrator that
+ * probes at once gets its answer before the warm-up starts; without probes it starts this much later.
+ */
+const START_QUIET_MS = 100
+
+/** Opens once: by the first `/readyz` 200, or by the timer. */
+function startGate(): { opened: Promise<void>; open: () => void; openAfter: (ms: number) => void } {
+  const { promise, resolve } = Promise.withResolvers<void>()
+  return {
+    opened: promise,
+    open: () => resolve(),
+    openAfter: (ms) => {
+      setTimeout(resolve, ms).unref()
     },
   }
 }
