@@ -32,11 +32,6 @@ export type AppOptions = {
   console?: boolean
   /** Alert investigations (CONTRACT §10), when `alerts.enabled`. */
   alerts?: AlertService
-  /**
-   * When background work may start (the prerequisite checks); `startServer` passes its start gate
-   * (server.ts), so the first readiness probe is answered before it. Default: at once.
-   */
-  backgroundAfter?: Promise<void>
   /** Called with every `/readyz` that answers 200. */
   onReady?: () => void
 }
@@ -78,7 +73,7 @@ export function createApp(config: Config, options: AppOptions = {}) {
   // next turn, so `startServer` binds the port first and a probe that came meanwhile is answered.
   let readiness: Readiness | undefined
   const ready = () => {
-    readiness ??= new Readiness(runtime, options.backgroundAfter)
+    readiness ??= new Readiness(runtime)
     return readiness
   }
   setImmediate(ready)

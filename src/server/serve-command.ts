@@ -57,16 +57,14 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     logStart(config, server.url)
     logContainment(info)
   })
-  // Once the start's probes are answered (server.ts), each on a turn of the event loop of its own
-  // (their spawns take ~10 ms each): the read-only view's sandbox starts, not in the first
-  // conversation's first tool call, and the toolsets' checks run. Both are processes, so they run
-  // beside the warm-up (warm-up.ts).
-  void server.afterStart.then(() =>
-    setImmediate(() => {
-      server.runtime.warmToolSandbox()
-      setImmediate(() => void logToolsetStatus(server.runtime))
-    }),
-  )
+  // Each on a turn of the event loop of its own (a probe that came with the bind is answered
+  // first; their spawns take ~10 ms each): the read-only view's sandbox starts now, not in the
+  // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
+  // they run beside the warm-up (warm-up.ts), which waits for the first probe (server.ts).
+  setImmediate(() => {
+    server.runtime.warmToolSandbox()
+    setImmediate(() => void logToolsetStatus(server.runtime))
+  })
 
   await new Promise<void>((resolve) => {
     let stopping = false

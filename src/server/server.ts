@@ -46,9 +46,10 @@ export type RunningServer = {
   /** What the server runs on: its executor, models and engines. */
   runtime: Runtime
   /**
-   * Resolves when background work may start (warm-up, sandbox start, prerequisite checks): once a
-   * `/readyz` has answered 200, or START_QUIET_MS after the bind when no probe came. Each of them
-   * holds the event loop for 5-25 ms at a time, and a probe that came meanwhile would wait.
+   * Resolves when the warm-up starts (warm-up.ts): once a `/readyz` has answered 200, or
+   * START_QUIET_MS after the bind when no probe came. Its steps hold the event loop for 5-25 ms
+   * each, and a probe that came meanwhile would wait. The sandbox start and the prerequisite
+   * checks do not wait for it: they are processes, and the first conversation needs them most.
    */
   afterStart: Promise<void>
   /** `http://host:port`, with the port actually bound (port 0 picks one). */
@@ -95,7 +96,6 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const gate = startGate()
   const app = createApp(config, {
     runtime,
-    backgroundAfter: gate.opened,
     onReady: gate.open,
     runs,
     metrics,
@@ -148,7 +148,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
 }
 
 /**
- * How long after the bind background work waits for a first readiness probe. An orchestrator that
+ * How long after the bind the warm-up waits for a first readiness probe. An orchestrator that
  * probes at once gets its answer before the warm-up starts; without probes it starts this much later.
  */
 const START_QUIET_MS = 100

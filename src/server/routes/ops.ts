@@ -18,8 +18,7 @@ export class Readiness {
   /** Why no model can be called, judged from config (no provider is asked); undefined when one can. */
   readonly modelError: string | undefined
 
-  /** `checksAfter`: when the prerequisite checks may start (serve: once the start's probes are answered). */
-  constructor(runtime: Runtime, checksAfter: Promise<void> = Promise.resolve()) {
+  constructor(runtime: Runtime) {
     this.modelError = modelReadiness(runtime.config).error
     try {
       // Loaded = config parsed and toolsets built (CONTRACT §5). Prerequisite checks (kubectl,
@@ -27,15 +26,13 @@ export class Readiness {
       // must not hold readiness, and a failed one only disables its toolset.
       const executor = runtime.executor
       this.ready = true
-      // Started on a later turn of the loop: their spawns (~10-20 ms) must not hold the /readyz
-      // that may be building this.
-      void checksAfter.then(() =>
-        setImmediate(() => {
-          executor.ensureReady().catch((error: unknown) => {
-            this.error = `Toolsets could not be checked: ${errorMessage(error)}`
-          })
-        }),
-      )
+      // Started on the loop's next turn: their spawns (~10-20 ms) must not hold the /readyz that
+      // may be building this.
+      setImmediate(() => {
+        executor.ensureReady().catch((error: unknown) => {
+          this.error = `Toolsets could not be checked: ${errorMessage(error)}`
+        })
+      })
     } catch (error) {
       // A broken toolset file: the server still answers, but says why it is not ready.
       this.error = errorMessage(error)
