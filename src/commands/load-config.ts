@@ -5,7 +5,7 @@ import { readConfigFile } from "../config/file.ts"
 import { resolveConfigPath } from "../config/paths.ts"
 import type { ConfigError } from "../errors.ts"
 import { type LogLevel, log, setLogLevel } from "../log.ts"
-import { applyContainmentInBackground } from "../runtime/containment.ts"
+import { applyContainment, applyContainmentInBackground } from "../runtime/containment.ts"
 import { withToolsetProblems } from "../runtime/toolset-problems.ts"
 import { configFilePath } from "./config-path.ts"
 
@@ -19,6 +19,12 @@ export type CliConfigOptions = {
   toolsetFiles?: readonly string[]
   /** `--bash`. */
   enableBash?: boolean
+  /**
+   * Detect containment in the background (serve: its probes overlap the toolsets and routes, and
+   * tool runs wait for them). Otherwise at once: `ask` starts its tool sandbox right after, and
+   * measured slower (first provider call +40 ms) when that start waited for the loop.
+   */
+  containmentInBackground?: boolean
 }
 
 /**
@@ -37,9 +43,9 @@ export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()
       { config: config.configFile },
     )
   }
-  // Every CLI command that loads a config may run tools: contain them from here on. The host's
-  // probes (~20 ms of bwrap starts) answer while the command builds its toolsets; tool runs wait.
-  void applyContainmentInBackground(config.security)
+  // Every CLI command that loads a config may run tools: contain them from here on.
+  if (options.containmentInBackground) void applyContainmentInBackground(config.security)
+  else applyContainment(config.security)
   return config
 }
 

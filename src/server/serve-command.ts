@@ -26,7 +26,8 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "serve")
   applyLogLevel("INFO")
   setLogSink(stderrLines())
-  const config = loadCliConfig({ configPath: stringOption(args, "config") })
+  // Containment's probes (~20 ms of bwrap starts) answer while the toolsets and routes are built.
+  const config = loadCliConfig({ configPath: stringOption(args, "config"), containmentInBackground: true })
   // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
   requireServerSecrets(config.server)

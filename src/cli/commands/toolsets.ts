@@ -2,7 +2,7 @@ import { flag, listOption, type ParsedArgs, stringOption, UsageError } from "../
 import { applyLogLevel, loadCliConfig } from "../../commands/load-config.ts"
 import { writeStdout } from "../../commands/output.ts"
 import { createRuntime } from "../../runtime/runtime.ts"
-import { settledContainmentInfo } from "../../tool/containment/index.ts"
+import { containmentInfo } from "../../tool/containment/index.ts"
 import { toolsetStatusRows, toolsetStatusTable } from "../toolset-status.ts"
 
 /**
@@ -31,9 +31,7 @@ export async function toolsetsCommand(args: ParsedArgs): Promise<number> {
   const rows = toolsetStatusRows(executor.toolsets)
   // --json stays the list of toolsets it always was; containment is in the table and /api/info.
   await writeStdout(
-    flag(args, "json")
-      ? JSON.stringify(rows, null, 2)
-      : toolsetStatusTable(rows, await settledContainmentInfo()),
+    flag(args, "json") ? JSON.stringify(rows, null, 2) : toolsetStatusTable(rows, containmentInfo()),
   )
   return 0
 }
