@@ -5,7 +5,7 @@ import { readConfigFile } from "../config/file.ts"
 import { resolveConfigPath } from "../config/paths.ts"
 import type { ConfigError } from "../errors.ts"
 import { type LogLevel, log, setLogLevel } from "../log.ts"
-import { applyContainment } from "../runtime/containment.ts"
+import { applyContainment, applyContainmentInBackground } from "../runtime/containment.ts"
 import { withToolsetProblems } from "../runtime/toolset-problems.ts"
 import { configFilePath } from "./config-path.ts"
 
@@ -19,6 +19,12 @@ export type CliConfigOptions = {
   toolsetFiles?: readonly string[]
   /** `--bash`. */
   enableBash?: boolean
+  /**
+   * Detect containment in the background (serve: its probes overlap the toolsets and routes, and
+   * tool runs wait for them). Otherwise at once: `ask` starts its tool sandbox right after, and
+   * measured slower (first provider call +40 ms) when that start waited for the loop.
+   */
+  containmentInBackground?: boolean
 }
 
 /**
@@ -38,7 +44,8 @@ export function loadCliConfig(options: CliConfigOptions, env: Env = processEnv()
     )
   }
   // Every CLI command that loads a config may run tools: contain them from here on.
-  applyContainment(config.security)
+  if (options.containmentInBackground) void applyContainmentInBackground(config.security)
+  else applyContainment(config.security)
   return config
 }
 

@@ -4,6 +4,7 @@ import type { Config } from "../config/config.ts"
 import { RequestError } from "../errors.ts"
 import { log } from "../log.ts"
 import { createRuntime, type Runtime } from "../runtime/runtime.ts"
+import { settledContainmentInfo } from "../tool/containment/index.ts"
 import { ApprovalSigner } from "./approvals.ts"
 import { authenticate, OPEN_PATHS } from "./auth.ts"
 import { readJsonBody } from "./body.ts"
@@ -31,6 +32,8 @@ export type AppOptions = {
   console?: boolean
   /** Alert investigations (CONTRACT §10), when `alerts.enabled`. */
   alerts?: AlertService
+  /** Called with every `/readyz` that answers 200. */
+  onReady?: () => void
 }
 
 type RequestInfo = { start: number; model?: string; status?: number }
@@ -161,11 +164,16 @@ export function createApp(config: Config, options: AppOptions = {}) {
         })
       })
       .get("/healthz", () => closingWhenDraining(jsonResponse(200, { status: "ok" }), runs))
-      .get("/readyz", () => closingWhenDraining(readyz(ready(), runs), runs))
+      .get("/readyz", () => {
+        const response = readyz(ready(), runs)
+        if (response.status === 200) options.onReady?.()
+        return closingWhenDraining(response, runs)
+      })
       // `models` marks the ones that cannot be called (a key variable unset), and says why.
       .get("/api/model", () => ({ model_name: config.modelNames(), models: modelAvailability(config) }))
       .get("/api/info", async () => ({
-        ...info(runtime, ready()),
+        // Containment as detected: a request in the first ms after the bind waits for the probes.
+        ...info(runtime, ready(), await settledContainmentInfo()),
         ...(options.alerts ? { alerts: await options.alerts.info() } : {}),
       }))
       .get(

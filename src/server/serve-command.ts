@@ -5,9 +5,9 @@ import { writeStderr } from "../commands/output.ts"
 import type { Config } from "../config/config.ts"
 import { requireServerSecrets } from "../config/settings.ts"
 import { ConfigError, errorMessage } from "../errors.ts"
-import { log } from "../log.ts"
+import { log, setLogSink } from "../log.ts"
 import { makeSqliteFolder } from "../store/open.ts"
-import { containmentInfo } from "../tool/containment/index.ts"
+import { type ContainmentInfo, settledContainmentInfo } from "../tool/containment/index.ts"
 import { containmentLine } from "../tool/containment/report.ts"
 import { type RunningServer, startServer } from "./index.ts"
 import { type ModelReadiness, modelReadiness } from "./routes/ops.ts"
@@ -25,7 +25,9 @@ import { logStart, logToolsetStatus } from "./start-report.ts"
 export async function serveCommand(args: ParsedArgs): Promise<number> {
   noPositionals(args, "serve")
   applyLogLevel("INFO")
-  const config = loadCliConfig({ configPath: stringOption(args, "config") })
+  setLogSink(stderrLines())
+  // Containment's probes (~20 ms of bwrap starts) answer while the toolsets and routes are built.
+  const config = loadCliConfig({ configPath: stringOption(args, "config"), containmentInBackground: true })
   // Read here, not at load (CONTRACT §4): an unset `{{ env.X }}` in a server secret stops `serve`
   // with one line naming the key and X (exit 2), and never `ask` or `models`.
   requireServerSecrets(config.server)
@@ -49,13 +51,17 @@ export async function serveCommand(args: ParsedArgs): Promise<number> {
     return EXIT.runtime
   }
 
-  logStart(config, server.url)
-  logContainment()
   logModelProblems(modelReadiness(config))
+  // Containment is detected while the server starts (load-config.ts): the start line names its
+  // level, so both are told once the probes have answered, a few ms after the bind.
+  void settledContainmentInfo().then((info) => {
+    logStart(config, server.url)
+    logContainment(info)
+  })
   // Each on a turn of the event loop of its own (a probe that came with the bind is answered
   // first; their spawns take ~10 ms each): the read-only view's sandbox starts now, not in the
   // first conversation's first tool call, and the toolsets' checks run. Both are processes, so
-  // they run beside the warm-up (warm-up.ts).
+  // they run beside the warm-up (warm-up.ts), which waits for the first probe (server.ts).
   setImmediate(() => {
     server.runtime.warmToolSandbox()
     setImmediate(() => void logToolsetStatus(server.runtime))
@@ -126,8 +132,7 @@ function logModelProblems(readiness: ModelReadiness): void {
  * Says once, at start, how tools are contained; degraded containment is a warning an operator
  * must see in the journal, and `required` on a host that cannot contain is an error.
  */
-function logContainment(): void {
-  const info = containmentInfo()
+function logContainment(info: ContainmentInfo): void {
   const fields = {
     containment: info.level,
     mechanism: info.mechanism,
@@ -137,4 +142,17 @@ function logContainment(): void {
   if (info.refusal) log.error(info.refusal, fields)
   else if (info.warnings.length > 0) log.warn(containmentLine(info), fields)
   else log.info(containmentLine(info), fields)
+}
+
+/**
+ * serve's log lines, one write each, in order, through Bun's own writer on fd 2: process.stderr's
+ * stream costs 6-18 ms of the start to set up at the first line. Flushed per line, so the journal
+ * has each line as it happens.
+ */
+function stderrLines(): (line: string) => void {
+  const out = Bun.stderr.writer()
+  return (line) => {
+    out.write(`${line}\n`)
+    void out.flush()
+  }
 }

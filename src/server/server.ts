@@ -45,6 +45,13 @@ export type RunningServer = {
   app: App
   /** What the server runs on: its executor, models and engines. */
   runtime: Runtime
+  /**
+   * Resolves when the warm-up starts (warm-up.ts): once a `/readyz` has answered 200, or
+   * START_QUIET_MS after the bind when no probe came. Its steps hold the event loop for 5-25 ms
+   * each, and a probe that came meanwhile would wait. The sandbox start and the prerequisite
+   * checks do not wait for it: they are processes, and the first conversation needs them most.
+   */
+  afterStart: Promise<void>
   /** `http://host:port`, with the port actually bound (port 0 picks one). */
   url: string
   port: number
@@ -86,8 +93,10 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const runs = new ActiveRuns()
   const metrics = new ServerMetrics()
   const alerts = config.alerts.enabled ? createAlertService(runtime, metrics.registry) : undefined
+  const gate = startGate()
   const app = createApp(config, {
     runtime,
+    onReady: gate.open,
     runs,
     metrics,
     ...(alerts ? { alerts } : {}),
@@ -103,7 +112,8 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   const url = `http://${listener.hostname.includes(":") ? `[${listener.hostname}]` : listener.hostname}:${listener.port}`
   log.info("listening", { url, auth: Boolean(config.server.authToken), header_timeout_ms: headerTimeoutMs })
   alerts?.start()
-  warmUpLater(runtime)
+  gate.openAfter(START_QUIET_MS)
+  void gate.opened.then(() => warmUpLater(runtime))
 
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS
   const drainDelayMs = options.drainDelayMs ?? config.server.drainDelay * 1000
@@ -111,6 +121,7 @@ export function startServer(config: Config, options: StartOptions = {}): Running
   return {
     app,
     runtime,
+    afterStart: gate.opened,
     url,
     port: listener.port,
     shutdown: (graceMs = DEFAULT_SHUTDOWN_GRACE_MS, shutdownOptions = {}) => {
@@ -132,6 +143,24 @@ export function startServer(config: Config, options: StartOptions = {}): Running
         await listener.close()
       })()
       return stopping
+    },
+  }
+}
+
+/**
+ * How long after the bind the warm-up waits for a first readiness probe. An orchestrator that
+ * probes at once gets its answer before the warm-up starts; without probes it starts this much later.
+ */
+const START_QUIET_MS = 100
+
+/** Opens once: by the first `/readyz` 200, or by the timer. */
+function startGate(): { opened: Promise<void>; open: () => void; openAfter: (ms: number) => void } {
+  const { promise, resolve } = Promise.withResolvers<void>()
+  return {
+    opened: promise,
+    open: () => resolve(),
+    openAfter: (ms) => {
+      setTimeout(resolve, ms).unref()
     },
   }
 }

@@ -7,7 +7,8 @@ import { compileChatRequest } from "./chat-request.ts"
 
 /**
  * What the first chat after start would otherwise do on its own event loop (finding R17: it
- * blocked /healthz 0.7 s), done in the background once the port is bound, while the toolsets'
+ * blocked /healthz 0.7 s), done in the background once the start's first readiness probe has been
+ * answered (server.ts: `afterStart`), while the toolsets'
  * prerequisites still run: load the provider SDK, start loading the default model's tokenizer
  * (llm/encoder-build.ts: read prebuilt in the binary, built in a short-lived worker from source),
  * start one off-loop worker (src/offloop/), compile the chat request's schema, load the chat route

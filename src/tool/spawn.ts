@@ -5,7 +5,7 @@
  * outlives its run.
  */
 import type { Subprocess } from "bun"
-import { currentContainment } from "./containment/index.ts"
+import { settledContainment } from "./containment/index.ts"
 import type { RequestQuota } from "./containment/request-quota.ts"
 import { perProcessLimit } from "./containment/rlimits.ts"
 import { openSandbox, type SandboxRun } from "./containment/sandbox.ts"
@@ -125,7 +125,8 @@ async function execute(
     capture.add("stderr", new TextEncoder().encode(`${message}\n`))
     return capture.result({ stages: exits, started, error: message, exitCode: 126 })
   }
-  const containment = currentContainment()
+  // Detection may still be under way at start (containment/index.ts): tools wait for it.
+  const containment = await settledContainment()
   // `required` mode on a host that cannot contain tools: nothing runs.
   if (containment.info.refusal) return refuse(containment.info.refusal)
   if (stages.length > containment.slots.size) {

@@ -200,3 +200,28 @@ describe("HTTP/1.0 probes without a Host header", () => {
     })
   }
 })
+
+describe("the start's background work waits for the first readiness probe (issue 19 item 5)", () => {
+  const settledWithin = (promise: Promise<void>, ms: number) =>
+    Promise.race([promise.then(() => true), Bun.sleep(ms).then(() => false)])
+
+  test("it starts once a /readyz has answered 200, not before", async () => {
+    const fake = await startFakeProvider()
+    try {
+      const s = start({ model: "openai/gpt-4o", apiKey: "k", apiBase: fake.url })
+      // Held right after the bind (each step would hold the loop 5-25 ms while a probe waits)...
+      expect(await settledWithin(s.afterStart, 20)).toBe(false)
+      expect((await fetch(`${s.url}/readyz`)).status).toBe(200)
+      // ...and released by the probe's answer, well before the timer would.
+      expect(await settledWithin(s.afterStart, 50)).toBe(true)
+    } finally {
+      await fake.stop()
+    }
+  })
+
+  test("without a probe, or while /readyz is 503, it starts a moment after the bind", async () => {
+    const s = start({})
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(503)
+    expect(await settledWithin(s.afterStart, 2000)).toBe(true)
+  })
+})

@@ -1,7 +1,7 @@
 import type { Config } from "../../config/config.ts"
 import { errorMessage } from "../../errors.ts"
 import type { Runtime } from "../../runtime/runtime.ts"
-import { containmentInfo } from "../../tool/containment/index.ts"
+import type { ContainmentInfo } from "../../tool/containment/index.ts"
 import { containmentWire } from "../../tool/containment/report.ts"
 import { toolsetState } from "../../tool/toolset-status.ts"
 import { COMMIT, VERSION } from "../../version.ts"
@@ -51,7 +51,11 @@ export function readyz(readiness: Readiness, runs: ActiveRuns): Response {
 }
 
 /** `GET /api/info`: what an operator checks first when answers look wrong. */
-export function info(runtime: Runtime, readiness: Readiness): Record<string, unknown> {
+export function info(
+  runtime: Runtime,
+  readiness: Readiness,
+  containment: ContainmentInfo,
+): Record<string, unknown> {
   const { config } = runtime
   let toolsets: Array<Record<string, unknown>> = []
   try {
@@ -73,7 +77,7 @@ export function info(runtime: Runtime, readiness: Readiness): Record<string, unk
     models: config.modelNames(),
     toolsets,
     // How tool processes are contained on this host (docs/security.md).
-    containment: containmentWire(containmentInfo()),
+    containment: containmentWire(containment),
   }
 }
 

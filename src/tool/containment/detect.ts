@@ -52,6 +52,35 @@ export function detect(
   proc: ProcView,
   hostProcAllowed: boolean,
 ): Detected {
+  const steps = probes(programs, root, proc, hostProcAllowed)
+  let step = steps.next()
+  while (!step.done) step = steps.next(probeSync(step.value))
+  return step.value
+}
+
+/**
+ * `detect` with the probes run as child processes the event loop waits for: ~20 ms of bwrap
+ * start-up that `serve` and `ask` spend building their config and toolsets meanwhile.
+ */
+export async function detectInBackground(
+  programs: Programs,
+  root: boolean,
+  proc: ProcView,
+  hostProcAllowed: boolean,
+): Promise<Detected> {
+  const steps = probes(programs, root, proc, hostProcAllowed)
+  let step = steps.next()
+  while (!step.done) step = steps.next(await probeAsync(step.value))
+  return step.value
+}
+
+/** Yields each probe's argv, is sent back its failure (null: it ran), returns what works. */
+function* probes(
+  programs: Programs,
+  root: boolean,
+  proc: ProcView,
+  hostProcAllowed: boolean,
+): Generator<string[], Detected, string | null> {
   const failures: string[] = []
   const none = { mechanism: null, flavor: { proc, disableUserns: false }, programs, failures }
   if (process.platform !== "linux" || !programs.true) return none
@@ -68,7 +97,7 @@ export function detect(
     ]
     let first: string | null = null
     for (const flavor of flavors) {
-      const failure = probe([programs.bwrap, ...bwrapBaseArgs(root, flavor), "--", programs.true])
+      const failure = yield [programs.bwrap, ...bwrapBaseArgs(root, flavor), "--", programs.true]
       first ??= failure
       if (failure) continue
       if (flavor.proc !== proc) {
@@ -83,25 +112,47 @@ export function detect(
     failures.push(`bwrap does not work here: ${first}`)
   }
   if (programs.unshare && programs.sh) {
-    const failure = probe([...unshareArgs(programs.unshare), programs.true])
+    const failure = yield [...unshareArgs(programs.unshare), programs.true]
     if (!failure) return { ...none, mechanism: "unshare", flavor: { proc: "private", disableUserns: false } }
     failures.push(`unshare does not work here: ${failure}`)
   }
   return none
 }
 
+const PROBE_TIMEOUT_MS = 5000
+
 /** Null when the command ran and exited 0, else its first line of complaint. */
-function probe(argv: string[]): string | null {
+function probeSync(argv: string[]): string | null {
   try {
     const run = Bun.spawnSync(argv, {
       env: { PATH: SYSTEM_PATH },
       stdout: "ignore",
       stderr: "pipe",
-      timeout: 5000,
+      timeout: PROBE_TIMEOUT_MS,
     })
-    if (run.exitCode === 0) return null
-    return run.stderr.toString().trim().split("\n")[0] || `exit code ${run.exitCode ?? run.signalCode}`
+    return complaint(run.exitCode, run.signalCode, run.stderr.toString())
   } catch (error) {
     return error instanceof Error ? error.message : String(error)
   }
+}
+
+async function probeAsync(argv: string[]): Promise<string | null> {
+  try {
+    const run = Bun.spawn(argv, {
+      env: { PATH: SYSTEM_PATH },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+      timeout: PROBE_TIMEOUT_MS,
+    })
+    const [stderr, exitCode] = await Promise.all([new Response(run.stderr).text(), run.exited])
+    return complaint(exitCode, run.signalCode, stderr)
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
+
+function complaint(exitCode: number | null, signal: unknown, stderr: string): string | null {
+  if (exitCode === 0) return null
+  return stderr.trim().split("\n")[0] || `exit code ${exitCode ?? String(signal)}`
 }

@@ -8,7 +8,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
-import { type Detected, detect, findPrograms, type Programs } from "./detect.ts"
+import { type Detected, detect, detectInBackground, findPrograms, type Programs } from "./detect.ts"
 import { memoryLimitBytes } from "./memory-limit.ts"
 import { makeNonDumpable } from "./non-dumpable.ts"
 import { ProcessSlots } from "./process-slots.ts"
@@ -82,14 +82,20 @@ const UNCONFIGURED = [
   "containment is not configured: tool processes run uncontained (call configureContainment at startup)",
 ]
 
+const DETECTING =
+  "tool containment is still being detected (dupin is starting); tools run once it has answered"
+
 let state: ContainmentState = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
 /** False until configureContainment runs; the runtime then applies the Config's settings (issue 19.3). */
 let configured = false
+/** The background detection under way, if any (configureContainmentInBackground). */
+let pending: Promise<void> | null = null
 
 /** Back to the state before any configureContainment (tests that configure it in-process). */
 export function resetContainment(): void {
   state.pool?.dispose()
   configured = false
+  pending = null
   state = uncontained("off", UNCONFIGURED, DEFAULT_MAX_CONCURRENT_PROCESSES)
 }
 
@@ -100,17 +106,104 @@ export function containmentConfigured(): boolean {
 
 /** Detects what the host allows, applies what dupin itself can (non-dumpable) and stores the result. */
 export function configureContainment(options: ContainmentOptions = {}): ContainmentInfo {
+  const start = begin(options)
+  if (!start) return state.info
+  settle(start, detect(start.programs, start.root, options.proc ?? "private", start.nonDumpable))
+  return state.info
+}
+
+/**
+ * `configureContainment` with the host's probes (bwrap starts, ~20 ms) run while the caller goes
+ * on building its config, toolsets and routes. Until they answer, every tool run and sandbox
+ * start waits for them (`settledContainment`), and anything that reads the state without waiting
+ * finds it refusing tools: nothing runs less contained than configured. Resolves to the info once
+ * settled (`required` on a host that cannot contain: its refusal).
+ */
+export function configureContainmentInBackground(options: ContainmentOptions = {}): Promise<ContainmentInfo> {
+  const start = begin(options)
+  if (!start) return Promise.resolve(state.info)
+  // A later configureContainment or resetContainment replaces this one: its result is then stale.
+  const current = () => pending === settling
+  const settling: Promise<void> = detectInBackground(
+    start.programs,
+    start.root,
+    options.proc ?? "private",
+    start.nonDumpable,
+  )
+    .then((detected) => {
+      if (current()) settle(start, detected)
+    })
+    .catch((error: unknown) => {
+      // Still refusing: a tool never runs with less containment than configured.
+      if (current()) state.info.refusal = `tool containment could not be set up: ${errorText(error)}`
+    })
+    .finally(() => {
+      if (current()) pending = null
+    })
+  pending = settling
+  return settling.then(() => state.info)
+}
+
+/** The state once any detection under way has answered: what every tool spawn path awaits. */
+export async function settledContainment(): Promise<ContainmentState> {
+  while (pending) await pending
+  return state
+}
+
+/** What operators see once detection has answered (`dupin toolsets`, the start log, /api/info). */
+export async function settledContainmentInfo(): Promise<ContainmentInfo> {
+  return (await settledContainment()).info
+}
+
+type Start = {
+  options: ContainmentOptions
+  mode: ContainmentMode
+  max: number
+  root: boolean
+  nonDumpable: boolean
+  programs: Programs
+  runsDir: string
+  /** The sandboxes of this configuration, once settled: they write into runsDir until stopped. */
+  pool: SandboxPool | null
+}
+
+/** What does not depend on the probes; undefined for `off`, which is settled at once. */
+function begin(options: ContainmentOptions): Start | undefined {
   const mode = options.mode ?? "auto"
   const max = options.maxConcurrentProcesses ?? DEFAULT_MAX_CONCURRENT_PROCESSES
   state.pool?.dispose()
   configured = true
+  pending = null
   if (mode === "off") {
     state = uncontained(mode, ["security.containment is off: tool processes run uncontained"], max)
-    return state.info
+    return undefined
   }
-  const root = process.getuid?.() === 0
-  const nonDumpable = makeNonDumpable()
-  const found = detect(findPrograms(options.programs), root, options.proc ?? "private", nonDumpable)
+  const start: Start = {
+    options,
+    mode,
+    max,
+    root: process.getuid?.() === 0,
+    nonDumpable: makeNonDumpable(),
+    programs: findPrograms(options.programs),
+    // The sandboxes write into it (spare run folders) until they are stopped.
+    runsDir: makeStateDir(() => start.pool?.stop()),
+    pool: null,
+  }
+  // Leftovers of a dupin that was killed (SIGKILL runs no exit hook; R17).
+  removeStaleStateDirs()
+  // Until the probes answer: refuse, never run a tool less contained than configured. The state
+  // folder is there already: serve's private socket goes into it at the bind.
+  state = {
+    ...uncontained(mode, [DETECTING], max),
+    runsDir: start.runsDir,
+    ...memoryQuotas(options.totalMemoryBytes),
+  }
+  state.info.refusal = DETECTING
+  return start
+}
+
+function settle(start: Start, found: Detected): void {
+  const { options, mode, max, root, nonDumpable } = start
   const limits = { ...DEFAULT_TOOL_RLIMITS, ...options.limits }
   const info: ContainmentInfo = {
     mode,
@@ -139,18 +232,14 @@ export function configureContainment(options: ContainmentOptions = {}): Containm
     writable: (options.writablePaths ?? []).filter(existsSync).map((p) => realpathSync(p)),
     root,
     flavor: found.flavor,
-    // The sandboxes write into it (spare run folders) until they are stopped.
-    runsDir: makeStateDir(() => pool?.stop()),
+    runsDir: start.runsDir,
     slots: new ProcessSlots(max),
     home: options.home === undefined ? homedir() : options.home,
     ...memoryQuotas(options.totalMemoryBytes),
     pool: null,
   }
-  // Leftovers of a dupin that was killed (SIGKILL runs no exit hook; R17).
-  removeStaleStateDirs()
   if (found.mechanism === "bwrap") state.pool = new SandboxPool(state)
-  const pool = state.pool
-  return info
+  start.pool = state.pool
 }
 
 /** The state folder spilled tool outputs go to: inside dupin's hidden state folder (R7). */
@@ -167,9 +256,13 @@ export function privateSocketParent(): string {
   return state.runsDir ?? tmpdir()
 }
 
-/** Starts the read-only view's sandbox now rather than on the first tool call. */
+/** Starts the read-only view's sandbox now rather than on the first tool call (once detected). */
 export function warmToolSandbox(env: Record<string, string>): void {
-  state.pool?.get("read-only", env).warm()
+  if (!pending) {
+    state.pool?.get("read-only", env).warm()
+    return
+  }
+  void settledContainment().then((settled) => settled.pool?.get("read-only", env).warm())
 }
 
 /** A fresh per-request share of the tool-process pool. */
@@ -244,6 +337,10 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     ...memoryQuotas(undefined),
     pool: null,
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function existingDir(path: string): string[] {

@@ -4,13 +4,11 @@
  * `cat /dev/zero | tail -c 1G` calls held 3.7 GB (R6). Each request gets at most a quarter of the
  * slots and a quarter of the tool memory; the sandbox helper counts resident memory per request.
  */
-import { randomUUID } from "node:crypto"
-
 export class RequestQuota {
   /** Slots this request holds now. */
   inUse = 0
   /** Names the request to the sandbox helper, which sums its processes' memory. */
-  readonly key = randomUUID()
+  readonly key = crypto.randomUUID()
 
   constructor(
     readonly slots: number,

@@ -8,7 +8,7 @@
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { log } from "../../log.ts"
-import { currentContainment } from "../../tool/containment/index.ts"
+import { settledContainment } from "../../tool/containment/index.ts"
 import { openSandbox, type SandboxRun } from "../../tool/containment/sandbox.ts"
 import { forgetChild, trackChild } from "./children.ts"
 import type { FromWorker, ToWorker } from "./stdio-worker.ts"
@@ -49,7 +49,7 @@ export class BunStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const containment = currentContainment()
+    const containment = await settledContainment()
     if (containment.info.refusal) throw new Error(containment.info.refusal)
     const sandbox = openSandbox(containment, {
       env: this.options.env,
