@@ -59,7 +59,9 @@ export async function* runAgent(options: AgentOptions): AsyncGenerator<EngineEve
   const approval = options.approval ?? { kind: "off" }
   const settings = options.context ?? DEFAULT_CONTEXT_SETTINGS
 
-  await executor.ensureReady(signal)
+  // The first request does not wait for the prerequisite checks: a toolset still being checked is
+  // offered, and a call to its tools waits for its check (ToolExecutor.run).
+  await executor.startChecks(signal)
   const counter = await TokenCounter.forModel(model.info.id)
   // A history from outside can be megabytes: counted here a slice at a time, so the loop's
   // synchronous tallies find it cached (a window's worth exactly, the rest estimated).

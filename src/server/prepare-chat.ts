@@ -96,7 +96,7 @@ export async function prepareChat(
   } else {
     if (decisions)
       throw new RequestError("tool_decisions need the conversation_history that asked for approval.")
-    // ensureReady happens inside: the system prompt lists toolsets whose prerequisites failed.
+    // The checks start inside: the system prompt lists toolsets whose prerequisites failed.
     messages = await buildInitialAskMessages({
       initialUserPrompt: ask,
       toolExecutor: executor,

@@ -9,6 +9,7 @@ import { duplicateKey } from "./duplicate-keys.ts"
 import { StructuredToolResult } from "./result.ts"
 import type { Tool, ToolContext, ToolLimits } from "./tool.ts"
 import type { Toolset } from "./toolset.ts"
+import { checkPending, offeredToModel } from "./toolset-status.ts"
 
 export type ExecutorOptions = {
   limits: ToolLimits
@@ -30,8 +31,10 @@ export type PreparedCall = {
 }
 
 /**
- * The tools available to one engine. Prerequisites are checked lazily (first `ensureReady`),
- * concurrently and each with a timeout, so a hanging check never delays startup.
+ * The tools available to one engine. Prerequisites are checked lazily (first `startChecks` or
+ * `ensureReady`), concurrently and each with a timeout, so a hanging check never delays startup.
+ * A run does not wait for them: a toolset still being checked is offered, and a call to its tools
+ * waits for its check (`run`).
  */
 export class ToolExecutor {
   readonly toolsets: readonly Toolset[]
@@ -41,6 +44,7 @@ export class ToolExecutor {
   #listed: Record<string, Tool> | undefined
   /** The toolsets' revisions the caches were built from (`Toolset.replaceTools`). */
   #revision = 0
+  #toolSchemas = new WeakMap<Tool, ToolSchema>()
   /** One check round: identical prerequisite commands within it run once. */
   #round = new AbortController()
 
@@ -59,16 +63,22 @@ export class ToolExecutor {
    * request) stops waiting, but must not leave toolsets marked failed for the process's lifetime.
    */
   async ensureReady(signal?: AbortSignal): Promise<void> {
-    const checks = Promise.all(
-      this.toolsets.map((t) =>
-        t.checkPrerequisites({
-          env: this.options.env,
-          signal: this.#round.signal,
-          timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
-        }),
-      ),
-    )
-    await raceAbort(checks, signal)
+    await raceAbort(Promise.all(this.toolsets.map((t) => this.#check(t))), signal)
+  }
+
+  /**
+   * Starts the check round (as `ensureReady`) and returns once a run can be offered its tools:
+   * checks that need no process or network (config, `env`, static and synchronous ones) have
+   * settled, so the system prompt and the first request leave those failures out, and so have
+   * those of toolsets that list no tools before their check (an MCP server lists its tools on
+   * connect: a request cannot offer tools nobody knows yet). Other checks go on, pending.
+   */
+  async startChecks(signal?: AbortSignal): Promise<void> {
+    const round = this.ensureReady()
+    round.catch(() => undefined)
+    const toolsUnknown = this.toolsets.filter((t) => checkPending(t) && t.tools.length === 0)
+    const settled = Promise.all([...toolsUnknown.map((t) => this.#check(t)), nextTurn()])
+    await raceAbort(Promise.race([round, settled]), signal)
   }
 
   /** Re-runs every prerequisite check (`dupin toolsets check`). */
@@ -102,11 +112,14 @@ export class ToolExecutor {
     return listed
   }
 
-  /** Tools the model is offered and may call: those of toolsets that passed their checks. */
+  /**
+   * Tools the model is offered and may call: those of toolsets that passed their checks or whose
+   * check has not settled yet (a call then waits for it).
+   */
   get offeredTools(): Record<string, Tool> {
     this.#dropStaleCaches()
     if (this.#byName) return this.#byName
-    const byName = toolsOf(this.toolsets, (t) => t.status === "enabled")
+    const byName = toolsOf(this.toolsets, offeredToModel)
     // Only cache once every toolset has been checked; before that the set is incomplete.
     if (this.toolsets.every((t) => t.checkedAt)) this.#byName = byName
     return byName
@@ -116,9 +129,22 @@ export class ToolExecutor {
   schemas(): ToolSchema[] {
     this.#dropStaleCaches()
     if (this.#schemas) return this.#schemas
-    const schemas = Object.values(this.offeredTools).map((t) => t.toSchema())
+    const schemas = Object.values(this.offeredTools).map((t) => this.#schemaOf(t))
     if (this.toolsets.every((t) => t.checkedAt)) this.#schemas = schemas
     return schemas
+  }
+
+  /**
+   * One schema object per tool: while checks are pending the array is rebuilt each step, and the
+   * token counter finds each definition counted by its object.
+   */
+  #schemaOf(tool: Tool): ToolSchema {
+    let schema = this.#toolSchemas.get(tool)
+    if (!schema) {
+      schema = tool.toSchema()
+      this.#toolSchemas.set(tool, schema)
+    }
+    return schema
   }
 
   /** Tools that arrive or change after the checks (an MCP server's tool list) drop the caches. */
@@ -127,6 +153,7 @@ export class ToolExecutor {
     for (const toolset of this.toolsets) revision += toolset.revision
     if (revision === this.#revision) return
     this.#revision = revision
+    this.#toolSchemas = new WeakMap()
     this.#schemas = undefined
     this.#byName = undefined
     this.#listed = undefined
@@ -136,6 +163,9 @@ export class ToolExecutor {
   prepare(call: ToolCall): PreparedCall {
     const tool = this.offeredTools[call.function.name]
     if (!tool) {
+      const unavailable = this.#failedToolsetOf(call.function.name)
+      if (unavailable)
+        return { call, tool, params: {}, error: unavailableText(call.function.name, unavailable) }
       const known = Object.keys(this.offeredTools).sort().join(", ") || "none"
       return {
         call,
@@ -209,7 +239,27 @@ export class ToolExecutor {
       ...(quota ? { quota } : {}),
     }
     if (signal.aborted) throw new AbortError()
+    const toolset = prepared.tool.toolset
+    if (toolset && checkPending(toolset)) {
+      await raceAbort(this.#check(toolset), signal)
+      if (toolset.status !== "enabled")
+        return StructuredToolResult.error(unavailableText(prepared.tool.name, toolset), prepared.params)
+    }
     return await scrub(await prepared.tool.run(prepared.params, context), signal)
+  }
+
+  /** One toolset's check in the current round (shared with `ensureReady`'s). */
+  #check(toolset: Toolset): Promise<void> {
+    return toolset.checkPrerequisites({
+      env: this.options.env,
+      signal: this.#round.signal,
+      timeoutSeconds: this.options.prerequisiteTimeout ?? 10,
+    })
+  }
+
+  /** The toolset that failed its checks and defines `name`, when no offered toolset does. */
+  #failedToolsetOf(name: string): Toolset | undefined {
+    return this.toolsets.find((t) => t.status === "failed" && t.tools.some((tool) => tool.name === name))
   }
 
   /**
@@ -237,6 +287,17 @@ async function scrub(result: StructuredToolResult, signal: AbortSignal): Promise
     result.data = await redactOffLoop(result.dataText(), signal)
   if (result.error) result.error = await redactOffLoop(result.error, signal)
   return result
+}
+
+/** After the microtasks queued now: checks that wait on no I/O have settled by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/** The result of a call to a tool whose toolset failed its prerequisite check: nothing ran. */
+function unavailableText(tool: string, toolset: Toolset): string {
+  const why = toolset.error ?? "its prerequisite check failed"
+  return `${tool} was not run: toolset ${toolset.name} is unavailable (${why}).`
 }
 
 /** Tools of the toolsets `keep` selects, by name; the first toolset to define a name wins. */

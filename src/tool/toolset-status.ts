@@ -42,3 +42,17 @@ export function toolsetState<F extends Reported>(
   for (const [key, read] of Object.entries(FIELDS)) if (fields.includes(key as F)) row[key] = read(toolset)
   return { ...row, ...toolset.statusFields } as Pick<ToolsetState, F | "transport" | "protocol_version">
 }
+
+/**
+ * Enabled in config but not checked yet: its prerequisite check has not settled. A request does
+ * not wait for it: the toolset is offered, and a call to one of its tools waits for the check
+ * (`ToolExecutor.run`), so the first question after start does not wait for a `kubectl version`.
+ */
+export function checkPending(toolset: Toolset): boolean {
+  return toolset.enabled && toolset.checkedAt === undefined
+}
+
+/** What the model is offered and the system prompt describes: passed its checks, or not checked yet. */
+export function offeredToModel(toolset: Toolset): boolean {
+  return toolset.status === "enabled" || checkPending(toolset)
+}

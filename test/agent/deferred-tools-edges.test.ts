@@ -128,7 +128,9 @@ describe("what search cannot load, and held-back tools called by name", () => {
     expect(result.answer).toBe("done")
     expect(toolMessage(fake.requests[1], "s")).toContain("No tool matches")
     for (const r of fake.requests) expect(toolNames(r)).not.toContain("execute_prometheus_query")
-    expect(toolMessage(fake.requests[2], "c")).toContain('Unknown tool "execute_prometheus_query"')
+    expect(toolMessage(fake.requests[2], "c")).toContain(
+      "execute_prometheus_query was not run: toolset prometheus/metrics is unavailable (PROMETHEUS_URL is not set)",
+    )
     expect(ran).toBe(false)
   })
 

@@ -1,6 +1,7 @@
 import type { ContentPart } from "../../llm/types.ts"
 import { PLANNING_TOOLSET } from "../../tool/core-names.ts"
 import type { Toolset } from "../../tool/toolset.ts"
+import { offeredToModel } from "../../tool/toolset-status.ts"
 import type { PromptSection } from "./sections.ts"
 import * as text from "./text.ts"
 
@@ -20,7 +21,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   if (on("ask_user")) parts.push(text.ASK_USER)
   if (
     on("todowrite_instructions") &&
-    input.toolsets.some((t) => t.status === "enabled" && t.name === PLANNING_TOOLSET)
+    input.toolsets.some((t) => offeredToModel(t) && t.name === PLANNING_TOOLSET)
   ) {
     parts.push(text.TODOWRITE_INSTRUCTIONS)
   }
@@ -38,10 +39,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 
 /** Enabled toolsets' own instructions, and the unavailable ones with why, so the model can tell the user. */
 function toolsetInstructions(toolsets: readonly Toolset[]): string {
-  const enabled = toolsets.filter((t) => t.status === "enabled")
+  const enabled = toolsets.filter(offeredToModel)
   const lines: string[] = ["# Toolsets"]
   for (const t of enabled) lines.push(toolsetBlock(t))
-  const off = toolsets.filter((t) => t.status !== "enabled")
+  const off = toolsets.filter((t) => !offeredToModel(t))
   if (off.length > 0) {
     lines.push(
       "## Unavailable toolsets",

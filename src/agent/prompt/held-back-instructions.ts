@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../../llm/types.ts"
 import type { Toolset } from "../../tool/toolset.ts"
+import { offeredToModel } from "../../tool/toolset-status.ts"
 import { heldBackToolsetBlock, toolsetBlock } from "./build.ts"
 
 /**
@@ -21,7 +22,7 @@ export function fitToolsetInstructions(
   let content = system.content
   for (const t of toolsets) {
     const instructions = t.llmInstructions?.trim()
-    if (t.status !== "enabled" || !instructions) continue
+    if (!offeredToModel(t) || !instructions) continue
     const full = toolsetBlock(t)
     const short = heldBackToolsetBlock(t)
     if (heldBack.has(t.name)) content = replaceBlock(content, full, short)

@@ -5,6 +5,7 @@ import type { ChatMessage, ContentPart } from "../../llm/types.ts"
 import type { RunbookCatalog } from "../../runbook/catalog.ts"
 import { PLANNING_TOOLSET } from "../../tool/core-names.ts"
 import type { ToolExecutor } from "../../tool/executor.ts"
+import { offeredToModel } from "../../tool/toolset-status.ts"
 import { type AttachedFile, buildSystemPrompt, buildUserPrompt, userContent } from "./build.ts"
 import { type PromptSection, resolveSections } from "./sections.ts"
 
@@ -29,11 +30,12 @@ export type InitialAskInput = {
 
 /**
  * The spec's `build_initial_ask_messages`: the system prompt and the user's question. Async
- * because toolset prerequisites are checked (lazily, once) to list failed toolsets in the prompt.
+ * because it starts the prerequisite checks (lazily, once) and lists the toolsets that failed
+ * them without a process (config, env); one still being checked is described as available.
  */
 export async function buildInitialAskMessages(input: InitialAskInput): Promise<ChatMessage[]> {
   const sections = input.sections ?? resolveSections(undefined)
-  await input.toolExecutor.ensureReady()
+  await input.toolExecutor.startChecks()
   const files = [...(input.files ?? []), ...(await Promise.all((input.filePaths ?? []).map(readAttachment)))]
   const system = buildSystemPrompt({
     sections,
@@ -54,9 +56,7 @@ export function buildUserMessage(
     sections,
     files,
     runbooks: input.runbooks?.promptText(),
-    todoEnabled: input.toolExecutor.toolsets.some(
-      (t) => t.name === PLANNING_TOOLSET && t.status === "enabled",
-    ),
+    todoEnabled: input.toolExecutor.toolsets.some((t) => t.name === PLANNING_TOOLSET && offeredToModel(t)),
     ...(input.now ? { now: input.now } : {}),
   })
   return { role: "user", content: userContent(prompt, input.images ?? []) }
