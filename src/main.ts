@@ -6,11 +6,13 @@
  * `__sandbox-helper` command is the tool sandbox's helper (containment/helper/main.ts): it runs
  * inside bubblewrap and loads nothing of the CLI.
  */
-export {}
+import { setUpAllocator } from "./allocator.ts"
 
 if (process.argv[2] === "__sandbox-helper") {
   await (await import("./tool/containment/helper/main.ts")).helperMain()
 } else {
+  // First, before any module is loaded: `serve` may re-execute itself here (allocator.ts).
+  setUpAllocator()
   const { commandTable } = await import("./cli/commands.ts")
   const { runMain } = await import("./cli/main.ts")
   await runMain(commandTable(async () => (await import("./server/serve-command.ts")).serveCommand))
