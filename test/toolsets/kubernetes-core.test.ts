@@ -79,7 +79,9 @@ describe("kubernetes/core prerequisites", () => {
     expect(core.error).toBe("kubectl not found on PATH")
     const result = await none.call("kubectl_describe", { kind: "pod", name: "x" })
     expect(result.status).toBe(ToolResultStatus.ERROR)
-    expect(result.error).toBe("kubectl_describe was not run: toolset kubernetes/core is unavailable (kubectl not found on PATH).")
+    expect(result.error).toBe(
+      "kubectl_describe was not run: toolset kubernetes/core is unavailable (kubectl not found on PATH).",
+    )
     none.cleanup()
   })
 })
