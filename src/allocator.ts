@@ -10,8 +10,8 @@
  *
  * mimalloc reads its options once, when the process starts, so `serve` re-executes itself once
  * (the same binary and arguments, the same pid: execve) with `MIMALLOC_PURGE_DELAY=-1` unless the
- * environment already sets the option. That costs one Bun start (~20 ms) at `serve`'s start and
- * nothing after. An operator who prefers memory given back after a burst sets the option to
+ * environment already sets the option (the systemd unit and the Kubernetes manifests do). That
+ * costs one Bun start (15–25 ms) at `serve`'s start and nothing after. An operator who prefers memory given back after a burst sets the option to
  * mimalloc's own default, `10`. The variables are removed from the re-executed process's
  * environment, so nothing dupin starts inherits them.
  */
