@@ -4,16 +4,17 @@
  * Bun's native memory (HTTP buffers, fetch bodies, the JIT's compiler memory) comes from mimalloc,
  * which by default gives a page back to the kernel (madvise) 10 ms after it empties. Under a steady
  * stream of conversations the same pages are given back and faulted in again all the time: at 50
- * clients that was ~18 madvise calls and ~3–5 ms of kernel CPU per conversation, a third of the
- * server's CPU (`bun run bench`, server-load; figures in test/bench/README.md). With purging off the server keeps
- * what a burst made it take, up to its peak RSS, and reuses it.
+ * clients that was ~18 madvise calls and 3–5 ms of kernel CPU per conversation, a third of the
+ * server's CPU (`bun run bench`, server-load). With purging off the server keeps what a burst made
+ * it take, up to its peak RSS, and reuses it.
  *
  * mimalloc reads its options once, when the process starts, so `serve` re-executes itself once
  * (the same binary and arguments, the same pid: execve) with `MIMALLOC_PURGE_DELAY=-1` unless the
  * environment already sets the option (the systemd unit and the Kubernetes manifests do). That
- * costs one Bun start (15–25 ms) at `serve`'s start and nothing after. An operator who prefers memory given back after a burst sets the option to
- * mimalloc's own default, `10`. The variables are removed from the re-executed process's
- * environment, so nothing dupin starts inherits them.
+ * costs one Bun start (15–25 ms) at `serve`'s start and nothing after. An operator who prefers
+ * memory given back after a burst sets the option to mimalloc's own default, `10` (README,
+ * `dupin serve`). What the re-execution added is taken back out of its environment, so nothing
+ * dupin starts inherits it.
  */
 export const PURGE_DELAY = "MIMALLOC_PURGE_DELAY"
 /** Set on the re-executed process only: the option came from dupin, not from the operator. */
