@@ -5,6 +5,7 @@
  * RestrictNamespaces=).
  */
 
+import { errorMessage } from "../../errors.ts"
 import { type BwrapFlavor, bwrapBaseArgs, type ProcView } from "./bwrap.ts"
 import type { ContainmentMechanism } from "./types.ts"
 import { unshareArgs } from "./unshare.ts"
@@ -132,7 +133,7 @@ function probeSync(argv: string[]): string | null {
     })
     return complaint(run.exitCode, run.signalCode, run.stderr.toString())
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    return errorMessage(error)
   }
 }
 
@@ -148,7 +149,7 @@ async function probeAsync(argv: string[]): Promise<string | null> {
     const [stderr, exitCode] = await Promise.all([new Response(run.stderr).text(), run.exited])
     return complaint(exitCode, run.signalCode, stderr)
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    return errorMessage(error)
   }
 }
 

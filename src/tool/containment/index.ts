@@ -7,6 +7,7 @@
  */
 import { existsSync, realpathSync, statSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
+import { errorMessage } from "../../errors.ts"
 import type { BwrapFlavor, ProcView } from "./bwrap.ts"
 import { type Detected, detect, detectInBackground, findPrograms, type Programs } from "./detect.ts"
 import { memoryLimitBytes } from "./memory-limit.ts"
@@ -135,7 +136,7 @@ export function configureContainmentInBackground(options: ContainmentOptions = {
     })
     .catch((error: unknown) => {
       // Still refusing: a tool never runs with less containment than configured.
-      if (current()) state.info.refusal = `tool containment could not be set up: ${errorText(error)}`
+      if (current()) state.info.refusal = `tool containment could not be set up: ${errorMessage(error)}`
     })
     .finally(() => {
       if (current()) pending = null
@@ -337,10 +338,6 @@ function uncontained(mode: ContainmentMode, why: string[], max: number): Contain
     ...memoryQuotas(undefined),
     pool: null,
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function existingDir(path: string): string[] {
